@@ -1,0 +1,212 @@
+//! Congestion-control algorithms for tcpeval.
+//!
+//! This crate knows nothing of the simulator. An algorithm sees a connection
+//! through [`Tcb`] (the sender's control block: windows in packets, sequence
+//! numbers in packets, times in [`Time`]) and is told about the connection's
+//! life through the hooks of [`CongestionControl`], a one-to-one image of
+//! Linux `struct tcp_congestion_ops`:
+//!
+//! | hook          | called                                                        | may change            |
+//! |---------------|---------------------------------------------------------------|-----------------------|
+//! | `init`        | once, when the connection starts                              | own state, `ssthresh` |
+//! | `pkts_acked`  | every ACK that advances `snd_una` or SACKs data, before `cong_avoid` | own state only |
+//! | `cong_avoid`  | every such ACK while not in a cwnd reduction (Open, Disorder, Loss) and cwnd-limited | `cwnd`, `cwnd_cnt`, `ssthresh` |
+//! | `ssthresh`    | on entering fast recovery and on RTO; returns, never writes   | own state only        |
+//! | `set_state`   | just before the sender's [`CaState`] changes                  | own state, `cwnd`, `ssthresh` |
+//! | `cwnd_event`  | on the [`CwndEvent`]s                                         | own state, `cwnd`, `ssthresh` |
+//! | `undo_cwnd`   | on spurious-loss undo; returns the cwnd to restore            | own state only        |
+//! | `on_timer`    | every `timer_period()` if that is `Some` (FAST's own clock)   | own state, `cwnd`, `ssthresh` |
+//!
+//! The generic sender owns loss detection, recovery, RTO and the in-recovery
+//! cwnd; algorithms supply `ssthresh()` and growth in the Open state.
+//!
+//! Each algorithm lives in its own file with a `*Params` struct whose fields
+//! are the algorithm's named, overridable constants (defaults from
+//! spec/algorithms.md), and is listed once in [`registry`].
+
+pub mod common;
+pub mod params;
+pub mod registry;
+pub mod testing;
+pub mod time;
+
+pub mod reno;
+
+pub use params::{ParamDoc, ParamError, ParamSet};
+pub use registry::{build, catalog, Algorithm, AlgorithmInfo};
+pub use time::Time;
+
+/// Window value that stands for "unlimited" (initial ssthresh, no clamp).
+pub const UNLIMITED: f64 = f64::INFINITY;
+
+/// The sender's congestion-avoidance state, with Linux's names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaState {
+    /// Nothing suspicious: ACKs advance the window.
+    Open,
+    /// Duplicate ACKs or SACKs seen, nothing marked lost yet.
+    Disorder,
+    /// Window reduced for an ECN echo (unused by the simulator so far).
+    Cwr,
+    /// Fast recovery after a loss was detected by duplicate ACKs or SACK.
+    Recovery,
+    /// After a retransmission timeout: slow start from cwnd = 1.
+    Loss,
+}
+
+/// Events passed to [`CongestionControl::cwnd_event`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndEvent {
+    /// First transmission after the sender was idle (no data outstanding).
+    TxStart,
+    /// cwnd restarted after an idle period longer than the RTO (RFC 5681).
+    CwndRestart,
+    /// Fast recovery finished: the window reduction is complete.
+    CompleteCwr,
+    /// A retransmission timeout fired (after `ssthresh()` and cwnd = 1).
+    Loss,
+}
+
+/// The sender's control block as an algorithm sees it.
+///
+/// Windows are in packets (full-sized segments). `cwnd` is an `f64` so that
+/// formula-defined algorithms (float mode, ns-2 style) can keep a fractional
+/// window; Linux-derived algorithms keep it integral and use `cwnd_cnt` as
+/// the fractional-increase credit. The sender transmits while
+/// `packets_in_flight < floor(cwnd)` (and the receiver window allows).
+#[derive(Clone, Debug)]
+pub struct Tcb {
+    /// Current time.
+    pub now: Time,
+    /// Congestion window, packets (>= 1 outside the algorithm's own hooks).
+    pub cwnd: f64,
+    /// Fractional-increase credit for integer (Linux-mode) growth, packets.
+    pub cwnd_cnt: u32,
+    /// Slow-start threshold, packets; [`UNLIMITED`] until the first loss.
+    pub ssthresh: f64,
+    /// Hard cap on cwnd, packets.
+    pub cwnd_clamp: f64,
+    /// Oldest unacknowledged sequence number (packets).
+    pub snd_una: u64,
+    /// Next new sequence number to send (packets).
+    pub snd_nxt: u64,
+    /// Packets the sender believes are in the network (Linux `in_flight`).
+    pub packets_in_flight: u32,
+    /// Maximum segment size in bytes (payload of a full data packet).
+    pub mss: u32,
+    /// Smoothed RTT (RFC 6298 SRTT), if a sample exists.
+    pub srtt: Option<Time>,
+    /// Minimum RTT sample seen on this connection, if any.
+    pub min_rtt: Option<Time>,
+    /// Current congestion-avoidance state.
+    pub ca_state: CaState,
+    /// Total packets delivered to the receiver so far (cumulative + SACKed).
+    pub delivered: u64,
+    /// Limited Slow-Start (RFC 3742) threshold in packets; 0 = off.
+    pub max_ssthresh: u32,
+}
+
+impl Tcb {
+    /// A fresh control block: cwnd = `initial_cwnd`, ssthresh = `initial_ssthresh`.
+    pub fn new(initial_cwnd: f64, initial_ssthresh: f64, mss: u32) -> Self {
+        Tcb {
+            now: Time::ZERO,
+            cwnd: initial_cwnd,
+            cwnd_cnt: 0,
+            ssthresh: initial_ssthresh,
+            cwnd_clamp: UNLIMITED,
+            snd_una: 0,
+            snd_nxt: 0,
+            packets_in_flight: 0,
+            mss,
+            srtt: None,
+            min_rtt: None,
+            ca_state: CaState::Open,
+            delivered: 0,
+            max_ssthresh: 0,
+        }
+    }
+
+    /// True while cwnd is below ssthresh (RFC 5681 / modern Linux `tcp_in_slow_start`).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// cwnd as Linux holds it: the integral number of packets.
+    pub fn cwnd_pkts(&self) -> u32 {
+        self.cwnd as u32
+    }
+}
+
+/// What an ACK that advanced the window tells [`CongestionControl::cong_avoid`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckInfo {
+    /// Packets newly delivered by this ACK, as counted by the sender's
+    /// counting mode: the cumulative advance plus newly SACKed packets in
+    /// per-packet mode, always 1 in per-ACK mode (2.6-era kernels).
+    pub acked: u32,
+    /// Cumulative ACK point after this ACK (packets).
+    pub ack_seq: u64,
+}
+
+/// What [`CongestionControl::pkts_acked`] receives for each ACK that
+/// advances `snd_una` or SACKs data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckSample {
+    /// Packets newly delivered by this ACK (per-packet count, never mode-adjusted).
+    pub acked: u32,
+    /// RTT sample of this ACK: now minus the send time of the most recently
+    /// sent packet it newly delivers; `None` when every such packet was
+    /// retransmitted (Karn).
+    pub rtt: Option<Time>,
+}
+
+/// The plug-in interface every algorithm implements. See the crate docs for
+/// who may change what.
+pub trait CongestionControl {
+    /// Connection start. May set `tcb.ssthresh` (e.g. a fixed initial value).
+    fn init(&mut self, _tcb: &mut Tcb) {}
+
+    /// The slow-start threshold to use after a loss (packets, >= 2).
+    /// Called on entering fast recovery and on RTO, with the pre-inflation
+    /// cwnd in `tcb`. Returns, never writes the window.
+    fn ssthresh(&mut self, tcb: &Tcb) -> f64;
+
+    /// Grow cwnd on an ACK that advanced the window (Open, Disorder or Loss state).
+    fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo);
+
+    /// RTT and delivery bookkeeping for every ACK that delivers data.
+    fn pkts_acked(&mut self, _tcb: &Tcb, _sample: &AckSample) {}
+
+    /// Called just before the sender's state changes to `new_state`.
+    fn set_state(&mut self, _tcb: &mut Tcb, _new_state: CaState) {}
+
+    /// Connection events (idle restart, recovery complete, RTO).
+    fn cwnd_event(&mut self, _tcb: &mut Tcb, _event: CwndEvent) {}
+
+    /// cwnd to restore after a loss is found spurious (Linux default
+    /// `max(cwnd, prior_cwnd)`).
+    fn undo_cwnd(&mut self, tcb: &Tcb, prior_cwnd: f64) -> f64 {
+        tcb.cwnd.max(prior_cwnd)
+    }
+
+    /// Period of the algorithm's own clock, if it has one (FAST's window update).
+    fn timer_period(&self) -> Option<Time> {
+        None
+    }
+
+    /// The algorithm's own clock ticked (only if `timer_period()` is `Some`).
+    fn on_timer(&mut self, _tcb: &mut Tcb) {}
+}
+
+/// An algorithm that the registry can build by name from typed parameters.
+pub trait NamedAlgorithm: CongestionControl + Sized {
+    /// Registry name, lower case (`"cubic"`, `"yeah"`, ...).
+    const NAME: &'static str;
+    /// One-line description for `tcpeval algorithms`.
+    const SUMMARY: &'static str;
+    /// The algorithm's named, overridable constants.
+    type Params: ParamSet;
+    /// A new per-flow instance.
+    fn new(params: Self::Params) -> Self;
+}

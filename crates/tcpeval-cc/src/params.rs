@@ -1,0 +1,109 @@
+//! Typed, named, overridable algorithm parameters.
+//!
+//! Every algorithm has a `*Params` struct: serde gives overriding by name
+//! from a scenario (`{"beta": 0.8}`) with unknown names rejected, and the
+//! default values for `tcpeval algorithms`; [`ParamSet::DOCS`] gives each
+//! field's meaning and unit, [`ParamSet::validate`] its allowed range.
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt;
+
+/// The documentation of one parameter.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamDoc {
+    /// Field name as written in a scenario file.
+    pub name: &'static str,
+    /// Meaning, unit and source of the default.
+    pub doc: &'static str,
+}
+
+/// A parameter value outside its allowed range, or a malformed override.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamError {
+    /// Parameter name (empty when the whole override set is malformed).
+    pub field: String,
+    /// What is wrong and which values are allowed.
+    pub message: String,
+}
+
+impl ParamError {
+    /// An error naming `field`.
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        ParamError {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.field, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// A struct of algorithm parameters.
+///
+/// Implementors derive `Serialize`, `Deserialize` with
+/// `#[serde(default, deny_unknown_fields)]`, and `Default` with the
+/// spec/algorithms.md defaults.
+pub trait ParamSet: Default + Clone + Serialize + DeserializeOwned + fmt::Debug {
+    /// One entry per field, in declaration order.
+    const DOCS: &'static [ParamDoc];
+    /// Checks every field's range; the error names the field and the allowed range.
+    fn validate(&self) -> Result<(), ParamError>;
+}
+
+/// Fails unless `lo <= value <= hi` (and `value` is finite).
+pub fn check_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), ParamError> {
+    if value.is_finite() && value >= lo && value <= hi {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            field,
+            format!("{value} is out of range; allowed {lo} ..= {hi}"),
+        ))
+    }
+}
+
+/// Fails unless `lo < value <= hi` (and `value` is finite).
+pub fn check_range_open_low(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), ParamError> {
+    if value.is_finite() && value > lo && value <= hi {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            field,
+            format!("{value} is out of range; allowed {lo} < value <= {hi}"),
+        ))
+    }
+}
+
+/// Parses parameter overrides (a JSON object) over the defaults and validates them.
+pub fn parse_overrides<P: ParamSet>(overrides: &serde_json::Value) -> Result<P, ParamError> {
+    let params: P = if overrides.is_null() {
+        P::default()
+    } else {
+        serde_json::from_value(overrides.clone()).map_err(|e| ParamError::new("", e.to_string()))?
+    };
+    params.validate()?;
+    Ok(params)
+}
+
+/// A parameter set with no parameters.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NoParams {}
+
+impl ParamSet for NoParams {
+    const DOCS: &'static [ParamDoc] = &[];
+    fn validate(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+}

@@ -1,0 +1,1 @@
+//! PyO3 bindings (under construction in this commit series).

@@ -1,0 +1,1 @@
+//! The tcpeval simulation engine (under construction in this commit series).
