@@ -1,0 +1,92 @@
+//! What a run hands back: the probe columns and per-flow / per-link totals.
+
+use crate::net::LinkCounters;
+use crate::probe::{FlowSeries, QueueSeries};
+
+/// Totals of one flow over the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSummary {
+    /// Display name.
+    pub name: String,
+    /// Congestion-control algorithm.
+    pub algorithm: String,
+    /// Index of the scenario flow entry this flow comes from.
+    pub spec: usize,
+    /// Actual start time, s.
+    pub start_s: f64,
+    /// Time the application stopped offering data, s.
+    pub stop_s: Option<f64>,
+    /// Transfer size, packets (`None` = bulk).
+    pub size_pkts: Option<u64>,
+    /// Round-trip propagation delay of the flow's path, s.
+    pub base_rtt_s: f64,
+    /// Payload bytes per full data packet.
+    pub mss: u32,
+    /// Data packets transmitted (retransmissions included).
+    pub sent: u64,
+    /// Retransmitted data packets.
+    pub retransmitted: u64,
+    /// Fast-recovery episodes.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Bytes delivered in order to the receiving application.
+    pub delivered_bytes: u64,
+    /// Data packets that reached the receiver (duplicates included).
+    pub data_received: u64,
+    /// Data packets dropped anywhere (buffer or random loss).
+    pub data_dropped: u64,
+    /// ACKs dropped anywhere.
+    pub acks_dropped: u64,
+    /// Data packets still on links when the run ended.
+    pub data_in_transit: u64,
+    /// Time of the first drop of one of the flow's data packets, s.
+    pub first_loss_s: Option<f64>,
+    /// Time a finite transfer was fully acknowledged, s.
+    pub completed_s: Option<f64>,
+    /// cwnd at the end, packets.
+    pub final_cwnd: f64,
+}
+
+/// Totals of one link over the run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkSummary {
+    /// `tail->head`.
+    pub name: String,
+    /// Rate, bit/s.
+    pub rate_bps: f64,
+    /// One-way delay, s.
+    pub delay_s: f64,
+    /// Buffer limit in packets, if packet-limited.
+    pub buffer_pkts: Option<u32>,
+    /// Buffer limit in bytes, if byte-limited.
+    pub buffer_bytes: Option<u64>,
+    /// Its queue was recorded.
+    pub monitored: bool,
+    /// Counters.
+    pub counters: LinkCounters,
+}
+
+/// Everything a run produced.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    /// Simulated time covered, s.
+    pub sim_time_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Per-flow series.
+    pub flow_series: FlowSeries,
+    /// Per-link queue series.
+    pub queue_series: QueueSeries,
+    /// Per-flow totals.
+    pub flows: Vec<FlowSummary>,
+    /// Per-link totals.
+    pub links: Vec<LinkSummary>,
+}
+
+impl Results {
+    /// Data packets delivered to receivers (all flows, duplicates included).
+    pub fn data_packets_received(&self) -> u64 {
+        self.flows.iter().map(|f| f.data_received).sum()
+    }
+}

@@ -1,0 +1,110 @@
+//! Per-flow TCP options, with defaults from spec/algorithms.md section 1.
+
+use crate::time::Time;
+use serde::{Deserialize, Serialize};
+
+/// How `acked` is counted for congestion avoidance (spec 1.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountMode {
+    /// Packets newly delivered (modern Linux).
+    #[default]
+    PerPacket,
+    /// One per ACK, whatever it covers (Linux 2.6 - 3.x without ABC).
+    PerAck,
+}
+
+/// cwnd during SACK-based fast recovery (spec 1.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoveryMode {
+    /// Proportional Rate Reduction, RFC 6937 with the slow-start bound (Linux >= 3.2).
+    #[default]
+    Prr,
+    /// RFC 6675: cwnd = ssthresh at entry, send while pipe < cwnd.
+    Rfc6675,
+}
+
+/// How the retransmission timeout is floored (spec 1.9).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoMode {
+    /// Linux: RTO = SRTT + max(4 RTTVAR, rto_min).
+    #[default]
+    Linux,
+    /// RFC 6298: RTO = max(SRTT + 4 RTTVAR, rto_min).
+    Rfc6298,
+}
+
+/// TCP options of one flow, resolved to engine units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Wire size of a full data packet, bytes (headers included).
+    pub packet_size: u32,
+    /// Wire size of an ACK, bytes.
+    pub ack_size: u32,
+    /// SACK on: RFC 6675 scoreboard; off: NewReno (RFC 6582).
+    pub sack: bool,
+    /// Recovery cwnd rule when SACK is on.
+    pub recovery: RecoveryMode,
+    /// Duplicate-ACK threshold / SACK loss threshold (packets).
+    pub dupthresh: u32,
+    /// Initial congestion window (packets).
+    pub initial_cwnd: f64,
+    /// Initial slow-start threshold (packets); infinity = unlimited.
+    pub initial_ssthresh: f64,
+    /// RFC 3742 max_ssthresh (packets); 0 = Limited Slow-Start off.
+    pub max_ssthresh: u32,
+    /// Receiver window (packets); `u64::MAX` = never limits.
+    pub rwnd: u64,
+    /// Counting mode for cwnd growth.
+    pub count_mode: CountMode,
+    /// Delayed ACK on.
+    pub delayed_ack: bool,
+    /// ACK at least every this many in-order segments when delaying.
+    pub delack_count: u32,
+    /// Delayed-ACK timer.
+    pub delack_timeout: Time,
+    /// Segments ACKed one by one at connection start (Linux quick-ack).
+    pub quickack_segments: u32,
+    /// RTO floor rule.
+    pub rto_mode: RtoMode,
+    /// RTO floor.
+    pub rto_min: Time,
+    /// RTO before the first RTT sample.
+    pub rto_initial: Time,
+    /// RTO ceiling after backoff.
+    pub rto_max: Time,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            packet_size: 1500,
+            ack_size: 40,
+            sack: true,
+            recovery: RecoveryMode::Prr,
+            dupthresh: 3,
+            initial_cwnd: 10.0,
+            initial_ssthresh: f64::INFINITY,
+            max_ssthresh: 0,
+            rwnd: u64::MAX,
+            count_mode: CountMode::PerPacket,
+            delayed_ack: true,
+            delack_count: 2,
+            delack_timeout: Time::from_ms(40),
+            quickack_segments: 16,
+            rto_mode: RtoMode::Linux,
+            rto_min: Time::from_ms(200),
+            rto_initial: Time::from_secs(1),
+            rto_max: Time::from_secs(120),
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Payload bytes of a full data packet (40 bytes of TCP/IP headers).
+    pub fn mss(&self) -> u32 {
+        self.packet_size.saturating_sub(40).max(1)
+    }
+}

@@ -1,0 +1,14 @@
+//! TCP endpoints at packet granularity: the sender (window, loss recovery,
+//! RTO) with its SACK scoreboard, and the receiver (cumulative ACK, SACK
+//! blocks, delayed ACK). Sequence numbers count packets, not bytes.
+
+pub mod config;
+pub mod receiver;
+pub mod rto;
+pub mod scoreboard;
+pub mod sender;
+pub mod timer;
+
+pub use config::{CountMode, RecoveryMode, RtoMode, TcpConfig};
+pub use receiver::Receiver;
+pub use sender::{Sender, SenderStats};

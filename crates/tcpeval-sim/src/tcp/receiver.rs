@@ -1,0 +1,267 @@
+//! The TCP receiver: cumulative ACK, SACK blocks (RFC 2018), delayed ACK
+//! (RFC 1122/5681 with Linux's quick-ack start, spec 1.10).
+
+use super::config::TcpConfig;
+use super::timer::LazyTimer;
+use crate::event::FlowId;
+use crate::packet::{Packet, Payload, SackBlock, MAX_SACK_BLOCKS};
+use crate::time::Time;
+use std::collections::BTreeMap;
+
+/// One flow's receiving end.
+#[derive(Debug)]
+pub struct Receiver {
+    flow: FlowId,
+    sack: bool,
+    delayed_ack: bool,
+    delack_count: u32,
+    delack_timeout: Time,
+    ack_size: u32,
+    /// Next in-order sequence number expected.
+    pub rcv_nxt: u64,
+    /// Out-of-order ranges above `rcv_nxt`: start -> end (exclusive).
+    ooo: BTreeMap<u64, u64>,
+    /// A sequence number inside each of the most recently reported blocks.
+    recent: [Option<u64>; MAX_SACK_BLOCKS - 1],
+    /// In-order segments received and not yet acknowledged.
+    pending: u32,
+    quickack_left: u32,
+    /// Delayed-ACK timer.
+    pub delack: LazyTimer,
+    /// ACKs sent.
+    pub acks_sent: u64,
+}
+
+impl Receiver {
+    /// A receiver for `flow` with the flow's TCP options.
+    pub fn new(flow: FlowId, cfg: &TcpConfig) -> Self {
+        Receiver {
+            flow,
+            sack: cfg.sack,
+            delayed_ack: cfg.delayed_ack,
+            delack_count: cfg.delack_count.max(1),
+            delack_timeout: cfg.delack_timeout,
+            ack_size: cfg.ack_size,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            recent: [None; MAX_SACK_BLOCKS - 1],
+            pending: 0,
+            quickack_left: cfg.quickack_segments,
+            delack: LazyTimer::default(),
+            acks_sent: 0,
+        }
+    }
+
+    /// The out-of-order block holding `seq`, if any.
+    fn block_of(&self, seq: u64) -> Option<SackBlock> {
+        let (&start, &end) = self.ooo.range(..=seq).next_back()?;
+        (seq < end).then_some(SackBlock { start, end })
+    }
+
+    /// Stores `seq` above `rcv_nxt`; false if it was already held.
+    fn insert_ooo(&mut self, seq: u64) -> bool {
+        if self.block_of(seq).is_some() {
+            return false;
+        }
+        let mut start = seq;
+        let mut end = seq + 1;
+        if let Some((&s, &e)) = self.ooo.range(..seq).next_back() {
+            if e == seq {
+                start = s;
+                self.ooo.remove(&s);
+            }
+        }
+        if let Some(e2) = self.ooo.remove(&end) {
+            end = e2;
+        }
+        self.ooo.insert(start, end);
+        true
+    }
+
+    /// Handles a data segment arriving at `now`. Pushes an ACK onto `out`
+    /// when one is due and returns the number of packets newly delivered
+    /// in order to the application.
+    pub fn on_data(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) -> u64 {
+        let had_ooo = !self.ooo.is_empty();
+        let before = self.rcv_nxt;
+        let mut immediate = false;
+        if seq == self.rcv_nxt {
+            self.rcv_nxt += 1;
+            if let Some((&s, &e)) = self.ooo.first_key_value() {
+                if s == self.rcv_nxt {
+                    self.ooo.remove(&s);
+                    self.rcv_nxt = e;
+                }
+            }
+        } else if seq > self.rcv_nxt {
+            self.insert_ooo(seq);
+            immediate = true;
+        } else {
+            immediate = true; // duplicate: ACK at once
+        }
+        // Out of order, filling a hole, delayed ACK off, or quick-ack start.
+        immediate |= had_ooo || !self.delayed_ack || self.quickack_left > 0;
+        if immediate {
+            self.quickack_left = self.quickack_left.saturating_sub(1);
+            self.send_ack(seq, out);
+        } else {
+            self.pending += 1;
+            if self.pending >= self.delack_count {
+                self.send_ack(seq, out);
+            } else if !self.delack.is_armed() {
+                self.delack.set(now + self.delack_timeout);
+            }
+        }
+        self.rcv_nxt - before
+    }
+
+    /// The delayed-ACK timer expired: ACK what is pending.
+    pub fn on_delack_timer(&mut self, out: &mut Vec<Packet>) {
+        if self.pending > 0 {
+            let last = self.rcv_nxt.saturating_sub(1);
+            self.send_ack(last, out);
+        }
+    }
+
+    fn send_ack(&mut self, trigger: u64, out: &mut Vec<Packet>) {
+        self.pending = 0;
+        self.delack.stop();
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0usize;
+        if self.sack && !self.ooo.is_empty() {
+            // First the block holding the segment that triggered this ACK,
+            // then the most recently reported other blocks (RFC 2018).
+            let candidates = std::iter::once(Some(trigger)).chain(self.recent.iter().copied());
+            for seq in candidates.flatten() {
+                if let Some(b) = self.block_of(seq) {
+                    if n < MAX_SACK_BLOCKS && !sack[..n].contains(&b) {
+                        sack[n] = b;
+                        n += 1;
+                    }
+                }
+            }
+            if n == 0 {
+                // The trigger was in order; report the highest block.
+                if let Some((&start, &end)) = self.ooo.last_key_value() {
+                    sack[0] = SackBlock { start, end };
+                    n = 1;
+                }
+            }
+            if n > 0 {
+                let first = sack[0].start;
+                if self.recent[0] != Some(first) {
+                    self.recent.rotate_right(1);
+                    self.recent[0] = Some(first);
+                }
+            }
+        }
+        self.acks_sent += 1;
+        out.push(Packet {
+            flow: self.flow,
+            size: self.ack_size,
+            hop: 0,
+            payload: Payload::Ack {
+                cum: self.rcv_nxt,
+                trigger,
+                n_sack: n as u8,
+                sack,
+            },
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(delayed: bool) -> TcpConfig {
+        TcpConfig {
+            delayed_ack: delayed,
+            quickack_segments: 0,
+            ..TcpConfig::default()
+        }
+    }
+
+    fn ack_of(p: &Packet) -> (u64, Vec<(u64, u64)>) {
+        match p.payload {
+            Payload::Ack {
+                cum, n_sack, sack, ..
+            } => (
+                cum,
+                sack[..n_sack as usize]
+                    .iter()
+                    .map(|b| (b.start, b.end))
+                    .collect(),
+            ),
+            Payload::Data { .. } => panic!("not an ack"),
+        }
+    }
+
+    #[test]
+    fn cumulative_ack_and_sack_blocks() {
+        let mut r = Receiver::new(0, &cfg(false));
+        let mut out = Vec::new();
+        assert_eq!(r.on_data(0, Time::ZERO, &mut out), 1);
+        assert_eq!(r.on_data(2, Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(3, Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(5, Time::ZERO, &mut out), 0);
+        let acks: Vec<_> = out.iter().map(ack_of).collect();
+        assert_eq!(acks[0], (1, vec![]));
+        assert_eq!(acks[1], (1, vec![(2, 3)]));
+        assert_eq!(acks[2], (1, vec![(2, 4)]));
+        assert_eq!(acks[3], (1, vec![(5, 6), (2, 4)]));
+        // The hole at 1 fills: everything up to 4 is delivered, 5 still SACKed.
+        out.clear();
+        assert_eq!(r.on_data(1, Time::ZERO, &mut out), 3);
+        assert_eq!(ack_of(&out[0]), (4, vec![(5, 6)]));
+        out.clear();
+        assert_eq!(r.on_data(4, Time::ZERO, &mut out), 2);
+        assert_eq!(ack_of(&out[0]), (6, vec![]));
+    }
+
+    #[test]
+    fn delayed_ack_every_second_segment_and_timer() {
+        let mut r = Receiver::new(0, &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(0, Time::ZERO, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(r.delack.deadline, Time::from_ms(40));
+        r.on_data(1, Time::from_ms(1), &mut out);
+        assert_eq!(out.len(), 1);
+        assert!(!r.delack.is_armed());
+        r.on_data(2, Time::from_ms(2), &mut out);
+        r.on_delack_timer(&mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(ack_of(&out[1]).0, 3);
+        // Out of order: immediate.
+        r.on_data(5, Time::from_ms(3), &mut out);
+        assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn quickack_acks_the_first_segments_one_by_one() {
+        let c = TcpConfig {
+            quickack_segments: 2,
+            ..TcpConfig::default()
+        };
+        let mut r = Receiver::new(0, &c);
+        let mut out = Vec::new();
+        for s in 0..4 {
+            r.on_data(s, Time::ZERO, &mut out);
+        }
+        assert_eq!(out.len(), 3); // 0, 1 quick; 2+3 delayed together
+    }
+
+    #[test]
+    fn no_sack_blocks_when_sack_is_off() {
+        let c = TcpConfig {
+            sack: false,
+            delayed_ack: false,
+            ..TcpConfig::default()
+        };
+        let mut r = Receiver::new(0, &c);
+        let mut out = Vec::new();
+        r.on_data(1, Time::ZERO, &mut out);
+        assert_eq!(ack_of(&out[0]), (0, vec![]));
+    }
+}

@@ -1,0 +1,373 @@
+//! The sender's scoreboard: one entry per outstanding packet in
+//! `[una, nxt)` with its send time and SACKED / LOST / RETRANS flags, and the
+//! Linux counters `sacked_out`, `lost_out`, `retrans_out` kept exact so that
+//! `in_flight = packets_out - sacked_out - lost_out + retrans_out`
+//! (RFC 6675 `pipe`) is O(1).
+//!
+//! Loss marking follows RFC 6675 `IsLost` in its packet form: a packet is
+//! lost when at least `dupthresh` SACKed packets lie above it. With `h` the
+//! `dupthresh`-th highest SACKed sequence number, exactly the un-SACKed
+//! packets below `h` are lost; `h` only grows, so marking is amortized O(1).
+
+use crate::time::Time;
+use std::collections::VecDeque;
+
+const SACKED: u8 = 1;
+const LOST: u8 = 2;
+/// A retransmission of this packet is outstanding.
+const RETRANS: u8 = 4;
+/// The packet was retransmitted at least once (Karn: no RTT sample).
+const EVER_RETRANS: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    sent_at: Time,
+    flags: u8,
+}
+
+/// What an ACK newly delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Delivered {
+    /// Packets newly delivered (cumulatively acked without an earlier SACK, or newly SACKed).
+    pub packets: u32,
+    /// Send time of the most recently sent newly delivered packet never retransmitted.
+    pub newest_clean: Option<Time>,
+    /// Send time of the oldest newly cumulatively acked packet never retransmitted.
+    pub oldest_clean_cum: Option<Time>,
+}
+
+impl Delivered {
+    fn add(&mut self, seg: &Seg, cumulative: bool) {
+        self.packets += 1;
+        if seg.flags & EVER_RETRANS == 0 {
+            self.newest_clean = Some(
+                self.newest_clean
+                    .map_or(seg.sent_at, |t| t.max(seg.sent_at)),
+            );
+            if cumulative && self.oldest_clean_cum.is_none() {
+                self.oldest_clean_cum = Some(seg.sent_at);
+            }
+        }
+    }
+}
+
+/// The outstanding packets of one sender.
+#[derive(Debug)]
+pub struct Scoreboard {
+    segs: VecDeque<Seg>,
+    una: u64,
+    /// Outstanding packets SACKed.
+    pub sacked_out: u32,
+    /// Outstanding packets marked lost and not SACKed.
+    pub lost_out: u32,
+    /// Outstanding retransmissions (not yet SACKed or acked).
+    pub retrans_out: u32,
+    dupthresh: usize,
+    /// The `dupthresh` highest SACKed sequence numbers, highest first.
+    top: Vec<u64>,
+    /// Packets below this were considered by SACK-based loss marking.
+    marked_to: u64,
+    /// No lost, not-retransmitted packet lies below this hint.
+    retx_hint: u64,
+    /// No lost packet lies at or above this bound.
+    lost_hi: u64,
+}
+
+impl Scoreboard {
+    /// An empty scoreboard with the given loss threshold (packets).
+    pub fn new(dupthresh: u32) -> Self {
+        Scoreboard {
+            segs: VecDeque::new(),
+            una: 0,
+            sacked_out: 0,
+            lost_out: 0,
+            retrans_out: 0,
+            dupthresh: dupthresh.max(1) as usize,
+            top: Vec::with_capacity(dupthresh.max(1) as usize + 1),
+            marked_to: 0,
+            retx_hint: 0,
+            lost_hi: 0,
+        }
+    }
+
+    /// Oldest unacknowledged sequence number.
+    pub fn una(&self) -> u64 {
+        self.una
+    }
+
+    /// Next new sequence number.
+    pub fn nxt(&self) -> u64 {
+        self.una + self.segs.len() as u64
+    }
+
+    /// Packets between `una` and `nxt`.
+    pub fn packets_out(&self) -> u32 {
+        self.segs.len() as u32
+    }
+
+    /// Packets believed in the network (RFC 6675 pipe, Linux `in_flight`).
+    pub fn in_flight(&self) -> u32 {
+        self.packets_out() - self.sacked_out - self.lost_out + self.retrans_out
+    }
+
+    fn seg_mut(&mut self, seq: u64) -> Option<&mut Seg> {
+        if seq < self.una {
+            return None;
+        }
+        self.segs.get_mut((seq - self.una) as usize)
+    }
+
+    /// True if `seq` is outstanding and SACKed.
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        seq >= self.una
+            && self
+                .segs
+                .get((seq - self.una) as usize)
+                .is_some_and(|s| s.flags & SACKED != 0)
+    }
+
+    /// Records a new packet sent at `now`; returns its sequence number.
+    pub fn push_new(&mut self, now: Time) -> u64 {
+        self.segs.push_back(Seg {
+            sent_at: now,
+            flags: 0,
+        });
+        self.nxt() - 1
+    }
+
+    /// Records the retransmission of `seq` at `now`.
+    pub fn mark_retransmitted(&mut self, seq: u64, now: Time) {
+        let Some(s) = self.seg_mut(seq) else { return };
+        let was = s.flags & RETRANS != 0;
+        s.flags |= RETRANS | EVER_RETRANS;
+        s.sent_at = now;
+        if !was {
+            self.retrans_out += 1;
+        }
+    }
+
+    /// Removes `seg`'s contribution to the counters (it was acked or SACKed).
+    fn clear_counters(&mut self, flags: u8) {
+        if flags & LOST != 0 {
+            self.lost_out -= 1;
+        }
+        if flags & RETRANS != 0 {
+            self.retrans_out -= 1;
+        }
+    }
+
+    /// Cumulative ACK up to `cum` (exclusive), clamped to `nxt`.
+    pub fn ack_to(&mut self, cum: u64, out: &mut Delivered) {
+        let cum = cum.min(self.nxt());
+        while self.una < cum {
+            let seg = self.segs.pop_front().expect("outstanding segment");
+            self.una += 1;
+            if seg.flags & SACKED != 0 {
+                self.sacked_out -= 1;
+            } else {
+                out.add(&seg, true);
+                self.clear_counters(seg.flags);
+            }
+        }
+        self.retx_hint = self.retx_hint.max(self.una);
+        self.marked_to = self.marked_to.max(self.una);
+    }
+
+    /// SACKs one packet; returns false if it was not outstanding or already SACKed.
+    pub fn sack_one(&mut self, seq: u64, out: &mut Delivered) -> bool {
+        let Some(s) = self.seg_mut(seq) else {
+            return false;
+        };
+        if s.flags & SACKED != 0 {
+            return false;
+        }
+        let seg = *s;
+        s.flags = (s.flags | SACKED) & !(LOST | RETRANS);
+        self.sacked_out += 1;
+        out.add(&seg, false);
+        self.clear_counters(seg.flags);
+        self.note_top(seq);
+        true
+    }
+
+    /// SACKs the block `[start, end)`. Blocks grow at their edges between
+    /// ACKs, so this walks inwards from both ends and stops at the first
+    /// packet already SACKed: O(newly SACKed) per block. (A packet inside a
+    /// block, never reported at an edge nor as an ACK's trigger, stays
+    /// un-SACKed until the cumulative ACK covers it.)
+    pub fn sack_block(&mut self, start: u64, end: u64, out: &mut Delivered) {
+        let start = start.max(self.una);
+        let end = end.min(self.nxt());
+        let mut hi = end;
+        while hi > start && self.sack_one(hi - 1, out) {
+            hi -= 1;
+        }
+        let mut lo = start;
+        while lo < hi && self.sack_one(lo, out) {
+            lo += 1;
+        }
+    }
+
+    fn note_top(&mut self, seq: u64) {
+        if self.top.len() == self.dupthresh && seq <= *self.top.last().expect("non-empty") {
+            return;
+        }
+        let pos = self
+            .top
+            .iter()
+            .position(|&x| x < seq)
+            .unwrap_or(self.top.len());
+        self.top.insert(pos, seq);
+        self.top.truncate(self.dupthresh);
+    }
+
+    fn mark_lost_flag(&mut self, seq: u64) {
+        let Some(s) = self.seg_mut(seq) else { return };
+        if s.flags & (SACKED | LOST) == 0 {
+            s.flags |= LOST;
+            self.lost_out += 1;
+            self.retx_hint = self.retx_hint.min(seq);
+            self.lost_hi = self.lost_hi.max(seq + 1);
+        }
+    }
+
+    /// RFC 6675 loss marking: every un-SACKed packet with at least
+    /// `dupthresh` SACKed packets above it is marked lost.
+    pub fn mark_lost_by_sack(&mut self) {
+        if self.top.len() < self.dupthresh {
+            return;
+        }
+        let h = self.top[self.dupthresh - 1].min(self.nxt());
+        let mut seq = self.marked_to.max(self.una);
+        while seq < h {
+            self.mark_lost_flag(seq);
+            seq += 1;
+        }
+        self.marked_to = self.marked_to.max(h);
+    }
+
+    /// Marks one packet lost (NewReno fast retransmit and partial ACKs).
+    pub fn mark_lost(&mut self, seq: u64) {
+        self.mark_lost_flag(seq);
+    }
+
+    /// After an RTO: every outstanding un-SACKed packet is lost and no
+    /// retransmission is considered outstanding any more.
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.flags &= !RETRANS;
+        }
+        self.retrans_out = 0;
+        let (una, nxt) = (self.una, self.nxt());
+        for seq in una..nxt {
+            self.mark_lost_flag(seq);
+        }
+        self.retx_hint = una;
+        self.marked_to = self.marked_to.max(nxt);
+    }
+
+    /// The lowest packet marked lost and not yet retransmitted (RFC 6675
+    /// NextSeg rule 1).
+    pub fn next_retransmit(&mut self) -> Option<u64> {
+        // Only lost packets are retransmitted (RETRANS implies LOST), so
+        // lost_out - retrans_out packets await a retransmission.
+        if self.lost_out == self.retrans_out {
+            return None;
+        }
+        let mut seq = self.retx_hint.max(self.una);
+        while seq < self.lost_hi.min(self.nxt()) {
+            let f = self.segs[(seq - self.una) as usize].flags;
+            if f & LOST != 0 && f & RETRANS == 0 {
+                self.retx_hint = seq;
+                return Some(seq);
+            }
+            seq += 1;
+        }
+        self.retx_hint = seq;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::new(3);
+        for i in 0..n {
+            sb.push_new(Time::from_ms(i));
+        }
+        sb
+    }
+
+    #[test]
+    fn sack_marks_and_is_lost_rule() {
+        // Packets 0..10 sent; 2 lost; 3,4,5 SACKed -> 2 (and 0,1) have 3 SACKed above.
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.sack_block(3, 6, &mut d);
+        assert_eq!(d.packets, 3);
+        assert_eq!(sb.sacked_out, 3);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 3); // 0, 1, 2 are below the 3rd highest SACK (3)
+        assert_eq!(sb.in_flight(), 10 - 3 - 3);
+        // Cumulative ACK of 0 and 1 arrives: they were delivered after all.
+        let mut d = Delivered::default();
+        sb.ack_to(2, &mut d);
+        assert_eq!(d.packets, 2);
+        assert_eq!(sb.lost_out, 1);
+        assert_eq!(sb.next_retransmit(), Some(2));
+        sb.mark_retransmitted(2, Time::from_ms(50));
+        assert_eq!(sb.retrans_out, 1);
+        assert_eq!(sb.in_flight(), 8 - 3 - 1 + 1);
+        assert_eq!(sb.next_retransmit(), None);
+        // The retransmission fills the hole: cumulative ACK to 6.
+        let mut d = Delivered::default();
+        sb.ack_to(6, &mut d);
+        assert_eq!(d.packets, 1); // only packet 2 is new; 3..6 were SACKed
+        assert_eq!(d.newest_clean, None); // packet 2 was retransmitted: Karn
+        assert_eq!((sb.sacked_out, sb.lost_out, sb.retrans_out), (0, 0, 0));
+        assert_eq!(sb.in_flight(), 4);
+    }
+
+    #[test]
+    fn fewer_than_dupthresh_sacks_mark_nothing() {
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.sack_block(5, 7, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 0);
+        sb.sack_block(5, 8, &mut d); // the block grew by one at its right edge
+        assert_eq!(d.packets, 3);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 5); // 0..5
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost() {
+        let mut sb = board(6);
+        let mut d = Delivered::default();
+        sb.sack_one(4, &mut d);
+        sb.mark_retransmitted(0, Time::from_ms(9));
+        sb.mark_all_lost();
+        assert_eq!(sb.lost_out, 5);
+        assert_eq!(sb.retrans_out, 0);
+        assert_eq!(sb.in_flight(), 0);
+        let order: Vec<u64> = std::iter::from_fn(|| {
+            let s = sb.next_retransmit()?;
+            sb.mark_retransmitted(s, Time::from_ms(10));
+            Some(s)
+        })
+        .collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 5]);
+    }
+
+    #[test]
+    fn rtt_sample_sources() {
+        let mut sb = board(4); // sent at 0, 1, 2, 3 ms
+        let mut d = Delivered::default();
+        sb.ack_to(3, &mut d);
+        assert_eq!(d.oldest_clean_cum, Some(Time::from_ms(0)));
+        assert_eq!(d.newest_clean, Some(Time::from_ms(2)));
+    }
+}

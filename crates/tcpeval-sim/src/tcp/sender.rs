@@ -1,0 +1,466 @@
+//! The TCP sender (spec/algorithms.md section 1): window-limited
+//! transmission, the Linux congestion-avoidance state machine (Open,
+//! Disorder, Recovery, Loss), SACK-based loss recovery (RFC 6675 marking with
+//! PRR, RFC 6937, or the plain RFC 6675 window) or NewReno (RFC 6582) when
+//! SACK is off, and the retransmission timer (RFC 6298, Karn, backoff).
+//!
+//! The congestion-control algorithm is consulted through the hooks of
+//! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
+
+use super::config::{CountMode, RecoveryMode, TcpConfig};
+use super::rto::RtoEstimator;
+use super::scoreboard::{Delivered, Scoreboard};
+use super::timer::LazyTimer;
+use crate::event::FlowId;
+use crate::packet::{Packet, Payload, SackBlock};
+use crate::time::Time;
+use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
+
+/// Per-flow sender counters over the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SenderStats {
+    /// Data packets transmitted, retransmissions included.
+    pub sent: u64,
+    /// Retransmitted data packets.
+    pub retransmitted: u64,
+    /// Fast-recovery episodes (fast retransmits).
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
+/// The fields of an arriving ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct AckIn<'a> {
+    /// Cumulative ACK.
+    pub cum: u64,
+    /// Segment that triggered the ACK.
+    pub trigger: u64,
+    /// SACK blocks.
+    pub sack: &'a [SackBlock],
+}
+
+/// One flow's sending end.
+#[derive(Debug)]
+pub struct Sender {
+    flow: FlowId,
+    cfg: TcpConfig,
+    /// The congestion-control algorithm.
+    pub cc: Algorithm,
+    /// The control block the algorithm sees.
+    pub tcb: Tcb,
+    sb: Scoreboard,
+    /// RTT / RTO estimator.
+    pub rto: RtoEstimator,
+    /// Retransmission timer.
+    pub rto_timer: LazyTimer,
+    /// The algorithm's own periodic clock, if it has one.
+    pub cc_timer: LazyTimer,
+    /// End of the current recovery episode (`high_seq` / RFC 6582 `recover`).
+    recover: u64,
+    /// NewReno: a new recovery may start only once `una >= nr_guard`.
+    nr_guard: u64,
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
+    dupacks: u32,
+    partial_seen: bool,
+    /// The application offers data up to (excluding) this sequence number.
+    app_limit: u64,
+    cwnd_limited: bool,
+    started: bool,
+    /// When a finite transfer was fully acknowledged.
+    pub completed_at: Option<Time>,
+    /// Counters.
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    /// A sender for `flow`; `size` is the transfer size in packets (`None` = bulk).
+    pub fn new(flow: FlowId, cfg: TcpConfig, cc: Algorithm, size: Option<u64>) -> Self {
+        let mut tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss());
+        tcb.max_ssthresh = cfg.max_ssthresh;
+        Sender {
+            flow,
+            cfg,
+            cc,
+            tcb,
+            sb: Scoreboard::new(cfg.dupthresh),
+            rto: RtoEstimator::new(cfg.rto_mode, cfg.rto_min, cfg.rto_initial, cfg.rto_max),
+            rto_timer: LazyTimer::default(),
+            cc_timer: LazyTimer::default(),
+            recover: 0,
+            nr_guard: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
+            dupacks: 0,
+            partial_seen: false,
+            app_limit: size.unwrap_or(u64::MAX),
+            cwnd_limited: false,
+            started: false,
+            completed_at: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    /// Packets sent and not yet cumulatively acknowledged.
+    pub fn packets_out(&self) -> u32 {
+        self.sb.packets_out()
+    }
+
+    /// Packets believed in the network.
+    pub fn in_flight(&self) -> u32 {
+        self.sb.in_flight()
+    }
+
+    /// True once the application started and until a finite transfer completes.
+    pub fn is_active(&self) -> bool {
+        self.started && self.completed_at.is_none()
+    }
+
+    /// The application starts: initialize the algorithm and send.
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.started = true;
+        self.tcb.now = now;
+        self.cc.init(&mut self.tcb);
+        if let Some(p) = self.cc.timer_period() {
+            self.cc_timer.set(now + p);
+        }
+        self.try_send(now, out);
+    }
+
+    /// The application stops offering new data (outstanding data still completes).
+    pub fn stop(&mut self) {
+        self.app_limit = self.app_limit.min(self.sb.nxt());
+    }
+
+    fn set_state(&mut self, s: CaState) {
+        if self.tcb.ca_state != s {
+            self.cc.set_state(&mut self.tcb, s);
+            self.tcb.ca_state = s;
+        }
+    }
+
+    fn sync_tcb(&mut self, now: Time) {
+        self.tcb.now = now;
+        self.tcb.snd_una = self.sb.una();
+        self.tcb.snd_nxt = self.sb.nxt();
+        self.tcb.packets_in_flight = self.sb.in_flight();
+    }
+
+    fn emit(&mut self, seq: u64, out: &mut Vec<Packet>) {
+        self.stats.sent += 1;
+        if self.tcb.ca_state == CaState::Recovery {
+            self.prr_out += 1;
+        }
+        out.push(Packet {
+            flow: self.flow,
+            size: self.cfg.packet_size,
+            hop: 0,
+            payload: Payload::Data { seq },
+        });
+        if !self.rto_timer.is_armed() {
+            self.rto_timer.set(self.tcb.now + self.rto.current());
+        }
+    }
+
+    fn retransmit(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
+        self.sb.mark_retransmitted(seq, now);
+        self.stats.retransmitted += 1;
+        self.emit(seq, out);
+    }
+
+    /// The usable window in packets: cwnd (plus RFC 3042 limited transmit
+    /// in NewReno mode).
+    fn window(&self) -> u32 {
+        let mut w = self.tcb.cwnd.max(1.0).floor() as u32;
+        if !self.cfg.sack && self.tcb.ca_state == CaState::Disorder {
+            w += self.dupacks.min(2);
+        }
+        w
+    }
+
+    /// Sends retransmissions and new data while the window allows.
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if !self.is_active() {
+            return;
+        }
+        self.tcb.now = now;
+        let window = self.window();
+        loop {
+            if self.sb.in_flight() >= window {
+                self.cwnd_limited = true;
+                break;
+            }
+            if let Some(seq) = self.sb.next_retransmit() {
+                self.retransmit(seq, now, out);
+                continue;
+            }
+            let nxt = self.sb.nxt();
+            if nxt < self.app_limit && nxt - self.sb.una() < self.cfg.rwnd {
+                if self.sb.packets_out() == 0 {
+                    self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
+                }
+                let seq = self.sb.push_new(now);
+                self.emit(seq, out);
+                continue;
+            }
+            self.cwnd_limited = false;
+            break;
+        }
+        self.sync_tcb(now);
+    }
+
+    /// Handles an arriving ACK, then sends what the window allows.
+    pub fn on_ack(&mut self, now: Time, ack: AckIn<'_>, out: &mut Vec<Packet>) {
+        if !self.is_active() {
+            return;
+        }
+        self.tcb.now = now;
+        let una0 = self.sb.una();
+        let mut d = Delivered::default();
+        if ack.cum > una0 {
+            self.sb.ack_to(ack.cum, &mut d);
+        }
+        if self.cfg.sack {
+            self.sb.sack_one(ack.trigger, &mut d);
+            for b in ack.sack {
+                self.sb.sack_block(b.start, b.end, &mut d);
+            }
+        }
+        let cum_advanced = self.sb.una() > una0;
+        self.tcb.delivered += u64::from(d.packets);
+        // RTT samples (Karn: only never-retransmitted packets).
+        if let Some(sent) = d.oldest_clean_cum.or(d.newest_clean) {
+            self.rto.sample(now - sent);
+            self.tcb.srtt = self.rto.srtt;
+        }
+        let cc_rtt = d.newest_clean.map(|sent| now - sent);
+        if let Some(r) = cc_rtt {
+            self.tcb.min_rtt = Some(self.tcb.min_rtt.map_or(r, |m| m.min(r)));
+        }
+        self.sync_tcb(now);
+        if d.packets > 0 {
+            self.cc.pkts_acked(
+                &self.tcb,
+                &AckSample {
+                    acked: d.packets,
+                    rtt: cc_rtt,
+                },
+            );
+        }
+        if self.cfg.sack {
+            self.sack_state_machine(now, d.packets, out);
+        } else {
+            self.newreno_state_machine(now, una0, d.packets, out);
+        }
+        // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data acked.
+        if self.sb.packets_out() == 0 {
+            self.rto_timer.stop();
+        } else if cum_advanced {
+            self.rto_timer.set(now + self.rto.current());
+        }
+        if self.sb.una() >= self.app_limit && self.app_limit != u64::MAX {
+            self.completed_at = Some(now);
+            self.rto_timer.stop();
+            self.cc_timer.stop();
+            self.sync_tcb(now);
+            return;
+        }
+        self.try_send(now, out);
+    }
+
+    fn grow(&mut self, newly: u32) {
+        let slow_start_room = self.tcb.in_slow_start()
+            && self.tcb.cwnd < 2.0 * f64::from(self.sb.packets_out().max(1));
+        if newly == 0 || !(self.cwnd_limited || slow_start_room) {
+            return;
+        }
+        let acked = match self.cfg.count_mode {
+            CountMode::PerPacket => newly,
+            CountMode::PerAck => 1,
+        };
+        let info = AckInfo {
+            acked,
+            ack_seq: self.sb.una(),
+        };
+        self.cc.cong_avoid(&mut self.tcb, &info);
+    }
+
+    fn enter_recovery(&mut self) {
+        self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
+        self.tcb.cwnd_cnt = 0;
+        self.set_state(CaState::Recovery);
+        self.recover = self.sb.nxt();
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.recover_fs = u64::from(self.sb.packets_out()).max(1);
+        self.stats.fast_retransmits += 1;
+    }
+
+    fn exit_recovery(&mut self, cwnd: f64) {
+        self.tcb.cwnd = cwnd;
+        self.cc.cwnd_event(&mut self.tcb, CwndEvent::CompleteCwr);
+        self.set_state(CaState::Open);
+    }
+
+    /// PRR (RFC 6937) with the slow-start reduction bound: the cwnd for this ACK.
+    fn prr_cwnd(&mut self, newly: u32) -> f64 {
+        self.prr_delivered += u64::from(newly);
+        let pipe = i64::from(self.sb.in_flight());
+        let ssthresh = self.tcb.ssthresh.floor() as i64;
+        let delivered = self.prr_delivered as i64;
+        let out = self.prr_out as i64;
+        let sndcnt = if pipe > ssthresh {
+            let fs = self.recover_fs as i64;
+            (delivered * ssthresh + fs - 1) / fs - out
+        } else {
+            (ssthresh - pipe).min((delivered - out).max(i64::from(newly)) + 1)
+        };
+        (pipe + sndcnt.max(0)).max(1) as f64
+    }
+
+    fn sack_state_machine(&mut self, now: Time, newly: u32, out: &mut Vec<Packet>) {
+        self.sb.mark_lost_by_sack();
+        match self.tcb.ca_state {
+            CaState::Recovery => {
+                if self.sb.una() >= self.recover {
+                    let ssthresh = self.tcb.ssthresh;
+                    self.exit_recovery(ssthresh);
+                } else if self.cfg.recovery == RecoveryMode::Prr {
+                    self.tcb.cwnd = self.prr_cwnd(newly);
+                }
+            }
+            CaState::Loss => {
+                if self.sb.una() >= self.recover {
+                    self.set_state(CaState::Open);
+                }
+                self.grow(newly);
+            }
+            CaState::Open | CaState::Disorder | CaState::Cwr => {
+                if self.sb.lost_out > 0 {
+                    self.enter_recovery();
+                    self.tcb.cwnd = match self.cfg.recovery {
+                        RecoveryMode::Prr => self.prr_cwnd(newly),
+                        RecoveryMode::Rfc6675 => self.tcb.ssthresh,
+                    };
+                    // RFC 6675 step 4.3: the first lost packet goes out now.
+                    if let Some(seq) = self.sb.next_retransmit() {
+                        self.retransmit(seq, now, out);
+                    }
+                } else {
+                    let s = if self.sb.sacked_out > 0 {
+                        CaState::Disorder
+                    } else {
+                        CaState::Open
+                    };
+                    self.set_state(s);
+                    self.grow(newly);
+                }
+            }
+        }
+    }
+
+    fn newreno_state_machine(&mut self, now: Time, una0: u64, newly: u32, out: &mut Vec<Packet>) {
+        let una = self.sb.una();
+        let advanced = una > una0;
+        let dup = !advanced && self.sb.packets_out() > 0;
+        match self.tcb.ca_state {
+            CaState::Recovery => {
+                if advanced && una >= self.recover {
+                    // Full ACK (RFC 6582 step 4): cwnd = min(ssthresh, FlightSize + 1).
+                    let flight = f64::from(self.sb.packets_out());
+                    let cwnd = self.tcb.ssthresh.min(flight.max(1.0) + 1.0);
+                    self.dupacks = 0;
+                    self.exit_recovery(cwnd);
+                } else if advanced {
+                    // Partial ACK (step 3): retransmit the next hole, deflate.
+                    let acked = (una - una0) as f64;
+                    self.tcb.cwnd = (self.tcb.cwnd - acked + 1.0).max(1.0);
+                    self.sb.mark_lost(una);
+                    if let Some(seq) = self.sb.next_retransmit() {
+                        self.retransmit(seq, now, out);
+                    }
+                    if !self.partial_seen {
+                        self.partial_seen = true;
+                        self.rto_timer.set(now + self.rto.current());
+                    }
+                } else if dup {
+                    self.tcb.cwnd += 1.0; // step 2: inflation
+                }
+            }
+            CaState::Loss => {
+                if advanced {
+                    if una >= self.recover {
+                        self.set_state(CaState::Open);
+                    }
+                    self.grow(newly);
+                }
+            }
+            CaState::Open | CaState::Disorder | CaState::Cwr => {
+                if advanced {
+                    self.dupacks = 0;
+                    self.set_state(CaState::Open);
+                    self.grow(newly);
+                } else if dup {
+                    self.dupacks += 1;
+                    if self.dupacks >= self.cfg.dupthresh && una0 >= self.nr_guard {
+                        // Step 1: enter fast recovery.
+                        self.enter_recovery();
+                        self.nr_guard = self.recover;
+                        self.partial_seen = false;
+                        self.tcb.cwnd = self.tcb.ssthresh + f64::from(self.cfg.dupthresh);
+                        self.sb.mark_lost(una);
+                        if let Some(seq) = self.sb.next_retransmit() {
+                            self.retransmit(seq, now, out);
+                        }
+                    } else {
+                        self.set_state(CaState::Disorder);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The retransmission timer expired (spec 1.9): reduce once per episode,
+    /// cwnd = 1, everything outstanding lost, back off, retransmit.
+    pub fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if !self.is_active() || self.sb.packets_out() == 0 {
+            return;
+        }
+        self.sync_tcb(now);
+        self.stats.timeouts += 1;
+        if matches!(
+            self.tcb.ca_state,
+            CaState::Open | CaState::Disorder | CaState::Cwr
+        ) {
+            self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
+        }
+        self.tcb.cwnd = 1.0;
+        self.tcb.cwnd_cnt = 0;
+        self.sb.mark_all_lost();
+        self.recover = self.sb.nxt();
+        self.nr_guard = self.recover;
+        self.dupacks = 0;
+        self.set_state(CaState::Loss);
+        self.sync_tcb(now);
+        self.cc.cwnd_event(&mut self.tcb, CwndEvent::Loss);
+        self.rto.back_off();
+        self.rto_timer.set(now + self.rto.current());
+        self.try_send(now, out);
+    }
+
+    /// The algorithm's own clock ticked.
+    pub fn on_cc_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if !self.is_active() {
+            return;
+        }
+        self.sync_tcb(now);
+        self.cc.on_timer(&mut self.tcb);
+        if let Some(p) = self.cc.timer_period() {
+            self.cc_timer.set(now + p);
+        }
+        self.try_send(now, out);
+    }
+}

@@ -1,0 +1,55 @@
+//! Helpers shared by the engine's network tests.
+
+use tcpeval_sim::{run_json, Results};
+
+/// Runs a scenario given as JSON and checks packet conservation for every
+/// flow: sent = received + dropped + still in transit.
+pub fn run(json: &str) -> Results {
+    let r = run_json(json).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
+    for f in &r.flows {
+        assert_eq!(
+            f.sent,
+            f.data_received + f.data_dropped + f.data_in_transit,
+            "conservation broken for {}: {f:?}",
+            f.name
+        );
+    }
+    r
+}
+
+/// A dumbbell scenario: `rate` Mbit/s bottleneck, flows given as JSON.
+pub fn dumbbell(
+    duration_s: f64,
+    rate_mbps: f64,
+    delay_ms: f64,
+    buffer: &str,
+    flows: &str,
+    extra: &str,
+) -> String {
+    format!(
+        r#"{{"duration_s": {duration_s}, "seed": 7 {extra},
+            "topology": {{"kind": "dumbbell",
+              "bottleneck": {{"rate_mbps": {rate_mbps}, "delay_ms": {delay_ms}, "buffer": {buffer}}}}},
+            "flows": [{flows}]}}"#
+    )
+}
+
+/// Goodput of flow `i` between `t0` and `t1` (s) from the flow series, bit/s.
+pub fn goodput(r: &Results, i: u32, t0: f64, t1: f64) -> f64 {
+    let s = &r.flow_series;
+    let at = |t: f64| {
+        (0..s.time.len())
+            .filter(|&k| s.flow[k] == i && s.time[k] <= t + 1e-9)
+            .map(|k| s.delivered[k])
+            .last()
+            .unwrap_or(0)
+    };
+    (at(t1) - at(t0)) as f64 * 8.0 / (t1 - t0)
+}
+
+/// Jain's fairness index.
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
