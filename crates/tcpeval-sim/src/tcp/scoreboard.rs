@@ -8,6 +8,12 @@
 //! lost when at least `dupthresh` SACKed packets lie above it. With `h` the
 //! `dupthresh`-th highest SACKed sequence number, exactly the un-SACKed
 //! packets below `h` are lost; `h` only grows, so marking is amortized O(1).
+//!
+//! Lost retransmissions (which RFC 6675 leaves to the RTO) are detected as
+//! Linux 2.6 `tcp_mark_lost_retrans` does: a retransmission sent when the
+//! highest sequence sent was `x` is lost once a packet above `x` +
+//! `dupthresh` is SACKed, since on a FIFO path it should have arrived first.
+//! It is then marked for another retransmission.
 
 use crate::time::Time;
 use std::collections::VecDeque;
@@ -71,6 +77,10 @@ pub struct Scoreboard {
     retx_hint: u64,
     /// No lost packet lies at or above this bound.
     lost_hi: u64,
+    /// Highest sequence number SACKed so far (+1), 0 if none.
+    highest_sacked: u64,
+    /// Outstanding retransmissions in send order: (seq, nxt when retransmitted).
+    retx_order: VecDeque<(u64, u64)>,
 }
 
 impl Scoreboard {
@@ -87,6 +97,8 @@ impl Scoreboard {
             marked_to: 0,
             retx_hint: 0,
             lost_hi: 0,
+            highest_sacked: 0,
+            retx_order: VecDeque::new(),
         }
     }
 
@@ -144,6 +156,29 @@ impl Scoreboard {
         if !was {
             self.retrans_out += 1;
         }
+        let nxt = self.nxt();
+        self.retx_order.push_back((seq, nxt));
+    }
+
+    /// Marks for another retransmission every outstanding retransmission
+    /// overtaken by a SACKed packet sent after it (see the module docs).
+    pub fn mark_lost_retransmits(&mut self) {
+        while let Some(&(seq, nxt_then)) = self.retx_order.front() {
+            if self.highest_sacked <= nxt_then + self.dupthresh as u64 {
+                break;
+            }
+            self.retx_order.pop_front();
+            let una = self.una;
+            if seq < una {
+                continue;
+            }
+            let s = &mut self.segs[(seq - una) as usize];
+            if s.flags & RETRANS != 0 && s.flags & SACKED == 0 {
+                s.flags &= !RETRANS;
+                self.retrans_out -= 1;
+                self.retx_hint = self.retx_hint.min(seq);
+            }
+        }
     }
 
     /// Removes `seg`'s contribution to the counters (it was acked or SACKed).
@@ -187,6 +222,7 @@ impl Scoreboard {
         out.add(&seg, false);
         self.clear_counters(seg.flags);
         self.note_top(seq);
+        self.highest_sacked = self.highest_sacked.max(seq + 1);
         true
     }
 
@@ -258,6 +294,7 @@ impl Scoreboard {
             s.flags &= !RETRANS;
         }
         self.retrans_out = 0;
+        self.retx_order.clear();
         let (una, nxt) = (self.una, self.nxt());
         for seq in una..nxt {
             self.mark_lost_flag(seq);
@@ -360,6 +397,28 @@ mod tests {
         })
         .collect();
         assert_eq!(order, vec![0, 1, 2, 3, 5]);
+    }
+
+    #[test]
+    fn a_retransmission_overtaken_by_later_sacks_is_lost_again() {
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.sack_block(1, 4, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.next_retransmit(), Some(0));
+        sb.mark_retransmitted(0, Time::from_ms(20)); // sent when nxt = 10
+        for _ in 10..15 {
+            sb.push_new(Time::from_ms(21));
+        }
+        // Packets up to 12 SACKed: not yet conclusive.
+        sb.sack_block(4, 13, &mut d);
+        sb.mark_lost_retransmits();
+        assert_eq!(sb.next_retransmit(), None);
+        // Packet 13 (= 10 + dupthresh), sent after the retransmission, is SACKed: 0 was lost again.
+        sb.sack_block(4, 14, &mut d);
+        sb.mark_lost_retransmits();
+        assert_eq!(sb.retrans_out, 0);
+        assert_eq!(sb.next_retransmit(), Some(0));
     }
 
     #[test]

@@ -323,6 +323,7 @@ impl Sender {
 
     fn sack_state_machine(&mut self, now: Time, newly: u32, out: &mut Vec<Packet>) {
         self.sb.mark_lost_by_sack();
+        self.sb.mark_lost_retransmits();
         match self.tcb.ca_state {
             CaState::Recovery => {
                 if self.sb.una() >= self.recover {

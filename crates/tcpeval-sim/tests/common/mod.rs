@@ -39,10 +39,9 @@ pub fn goodput(r: &Results, i: u32, t0: f64, t1: f64) -> f64 {
     let s = &r.flow_series;
     let at = |t: f64| {
         (0..s.time.len())
-            .filter(|&k| s.flow[k] == i && s.time[k] <= t + 1e-9)
-            .map(|k| s.delivered[k])
-            .last()
-            .unwrap_or(0)
+            .rev()
+            .find(|&k| s.flow[k] == i && s.time[k] <= t + 1e-9)
+            .map_or(0, |k| s.delivered[k])
     };
     (at(t1) - at(t0)) as f64 * 8.0 / (t1 - t0)
 }

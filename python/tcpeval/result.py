@@ -1,0 +1,108 @@
+"""The results of one run as pandas DataFrames, with the summary numbers
+the CLI prints.
+
+Tables (units in the column docs of the engine, restated here):
+
+- ``flow_series``: time (s), flow, cwnd (packets), ssthresh (packets, inf
+  while unlimited), srtt (s, NaN before the first sample), delivered
+  (bytes delivered in order to the application so far).
+- ``queue_series``: time (s), link, qlen (packets waiting), qbytes,
+  departed_bytes (cumulative), drops (cumulative buffer drops).
+- ``flows``: one row per flow with its totals (sent, retransmitted,
+  fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
+- ``links``: one row per link (rate_bps, delay, buffer, arrivals, drops,
+  random_drops, departures, bytes_departed, max_qlen, monitored).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from tcpeval.scenario import Scenario
+
+
+@dataclass
+class RunResult:
+    """Everything one run produced."""
+
+    scenario: Scenario
+    flow_series: pd.DataFrame
+    queue_series: pd.DataFrame
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    sim_time_s: float
+    events: int
+    wall_time_s: float
+
+    @classmethod
+    def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:
+        flows = pd.DataFrame.from_records(raw["flows"])
+        flows.insert(0, "flow", np.arange(len(flows), dtype=np.int64))
+        links = pd.DataFrame.from_records(raw["links"])
+        links.insert(0, "link", np.arange(len(links), dtype=np.int64))
+        return cls(
+            scenario=scenario,
+            flow_series=pd.DataFrame(raw["flow_series"]),
+            queue_series=pd.DataFrame(raw["queue_series"]),
+            flows=flows,
+            links=links,
+            sim_time_s=float(raw["sim_time_s"]),
+            events=int(raw["events"]),
+            wall_time_s=wall_time_s,
+        )
+
+    @property
+    def duration(self) -> float:
+        """Simulated time covered, s."""
+        return self.sim_time_s
+
+    @property
+    def packets_delivered(self) -> int:
+        """Data packets that reached a receiver (all flows)."""
+        return int(self.flows["data_received"].sum())
+
+    def link_id(self, name: str) -> int:
+        """Index of the link called ``name`` (e.g. ``"R1->R2"``)."""
+        hits = self.links.index[self.links["name"] == name]
+        if len(hits) == 0:
+            raise KeyError(f"no link named {name!r}; links: {', '.join(self.links['name'])}")
+        return int(hits[0])
+
+    def summary(self) -> pd.DataFrame:
+        """Per-flow goodput (Mbit/s over the flow's active time), loss and recovery counts."""
+        f = self.flows
+        end = f["completed"].astype(float).fillna(self.sim_time_s)
+        active = (end - f["start"]).clip(lower=1e-12)
+        sent = f["sent"].replace(0, np.nan)
+        return pd.DataFrame(
+            {
+                "flow": f["name"],
+                "algorithm": f["algorithm"],
+                "goodput_mbps": f["delivered_bytes"] * 8 / active / 1e6,
+                "sent": f["sent"],
+                "retransmitted": f["retransmitted"],
+                "retx_prob": (f["retransmitted"] / sent).fillna(0.0),
+                "fast_retx": f["fast_retransmits"],
+                "timeouts": f["timeouts"],
+                "dropped": f["data_dropped"],
+            }
+        )
+
+    def link_summary(self) -> pd.DataFrame:
+        """Per monitored link: utilization over the run, drops, drop probability, max queue."""
+        m = self.links[self.links["monitored"]]
+        arrivals = m["arrivals"].replace(0, np.nan)
+        return pd.DataFrame(
+            {
+                "link": m["name"],
+                "utilization": m["bytes_departed"] * 8 / (m["rate_bps"] * self.sim_time_s),
+                "drops": m["drops"],
+                "drop_prob": (m["drops"] / arrivals).fillna(0.0),
+                "max_qlen": m["max_qlen"],
+                "buffer": m["buffer"],
+            }
+        )
