@@ -22,7 +22,7 @@ class BenchCase:
 
 
 def dumbbell_case(name: str, rate_mbps: float, rtt_ms: float, flows: int, duration_s: float) -> BenchCase:
-    """``flows`` Reno flows on a dumbbell with buffer = BDP, starting 1 s apart."""
+    """``flows`` Reno flows on a dumbbell with buffer = BDP, starting 0.1 s apart."""
     return BenchCase(
         name,
         {
@@ -32,7 +32,7 @@ def dumbbell_case(name: str, rate_mbps: float, rtt_ms: float, flows: int, durati
                 "kind": "dumbbell",
                 "bottleneck": {"rate_mbps": rate_mbps, "delay_ms": 5, "buffer": {"bdp": 1.0}},
             },
-            "flows": [{"algorithm": "reno", "rtt_ms": rtt_ms, "start_s": float(i)} for i in range(flows)],
+            "flows": [{"algorithm": "reno", "rtt_ms": rtt_ms, "start_s": 0.1 * i} for i in range(flows)],
         },
     )
 

@@ -1,0 +1,52 @@
+"""The command line, run as a user would."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def tcpeval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tcpeval.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_run_prints_a_summary_and_writes_results(examples, tmp_path) -> None:
+    out = tmp_path / "res"
+    p = tcpeval("run", str(examples / "dumbbell-reno.toml"), "--out", str(out), "--duration", "5")
+    assert p.returncode == 0, p.stderr
+    assert "goodput_mbps" in p.stdout and "R1->R2" in p.stdout
+    assert "100%" in p.stderr  # progress bar
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scenario"]["duration_s"] == 5.0
+    assert len(summary["scenario_hash"]) == 64
+    assert {f["flow"] for f in summary["flows"]} == {"A", "B"}
+
+
+def test_invalid_scenario_is_a_clear_error_not_a_traceback(tmp_path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        'duration_s = 5\n[topology]\nkind = "dumbbell"\n'
+        "bottleneck = { rate_mbps = 0, delay_ms = 1 }\n"
+        '[[flows]]\nalgorithm = "reno"\n'
+    )
+    p = tcpeval("run", str(bad))
+    assert p.returncode == 2
+    assert "topology.bottleneck.rate_mbps" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_algorithms_lists_parameters() -> None:
+    p = tcpeval("algorithms")
+    assert p.returncode == 0
+    assert "reno:" in p.stdout and "beta = 0.5" in p.stdout
+    data = json.loads(tcpeval("algorithms", "--json").stdout)
+    assert any(a["name"] == "reno" for a in data)
+
+
+def test_bench_quick_reports_rates() -> None:
+    p = tcpeval("bench", "--quick")
+    assert p.returncode == 0, p.stderr
+    assert "packets/s" in p.stdout and "reno-2flows-500M-60ms-60s" in p.stdout
