@@ -30,6 +30,7 @@ pub mod registry;
 pub mod testing;
 pub mod time;
 
+pub mod africa;
 pub mod reno;
 
 pub use params::{ParamDoc, ParamError, ParamSet};
