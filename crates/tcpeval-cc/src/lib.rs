@@ -32,6 +32,7 @@ pub mod time;
 
 pub mod africa;
 pub mod reno;
+pub mod yeah;
 
 pub use params::{ParamDoc, ParamError, ParamSet};
 pub use registry::{build, catalog, Algorithm, AlgorithmInfo};

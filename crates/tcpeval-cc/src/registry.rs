@@ -106,6 +106,7 @@ macro_rules! algorithms {
 algorithms! {
     Reno => crate::reno::Reno,
     Africa => crate::africa::Africa,
+    Yeah => crate::yeah::Yeah,
 }
 
 #[cfg(test)]
