@@ -31,6 +31,7 @@ pub mod testing;
 pub mod time;
 
 pub mod africa;
+pub mod compound;
 pub mod reno;
 pub mod yeah;
 

@@ -107,6 +107,7 @@ algorithms! {
     Reno => crate::reno::Reno,
     Africa => crate::africa::Africa,
     Yeah => crate::yeah::Yeah,
+    Compound => crate::compound::Compound,
 }
 
 #[cfg(test)]
