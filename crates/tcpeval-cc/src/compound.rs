@@ -628,6 +628,26 @@ mod tests {
     }
 
     #[test]
+    fn linux_growth_keeps_both_components_integral() {
+        // spec 1.2 / the ports' integer arithmetic, through losses and cuts.
+        let p = CompoundParams {
+            growth: GrowthMode::Linux,
+            ..CompoundParams::default()
+        };
+        let mut h = Harness::new(Compound::new(p), 10.0, UNLIMITED).with_bottleneck(
+            ms(100),
+            10_000.0,
+            200.0,
+        );
+        for _ in 0..300 {
+            h.round();
+            assert_eq!((h.cc.cwnd_l.fract(), h.cc.dwnd.fract()), (0.0, 0.0));
+            assert_eq!(h.tcb.cwnd, h.cc.cwnd_l + h.cc.dwnd);
+        }
+        assert!(h.losses > 0);
+    }
+
+    #[test]
     fn parameters_are_validated() {
         let bad = CompoundParams {
             gamma_max: 1.0,

@@ -32,6 +32,7 @@ pub mod time;
 
 pub mod africa;
 pub mod compound;
+pub mod fusion;
 pub mod reno;
 pub mod yeah;
 

@@ -108,6 +108,7 @@ algorithms! {
     Africa => crate::africa::Africa,
     Yeah => crate::yeah::Yeah,
     Compound => crate::compound::Compound,
+    Fusion => crate::fusion::Fusion,
 }
 
 #[cfg(test)]
