@@ -648,6 +648,32 @@ mod tests {
     }
 
     #[test]
+    fn response_function_scales_as_p_to_the_minus_0_8() {
+        // spec fact 16 / paper: with the delay window dominant and no queue,
+        // mean window ~ p^(-1/(2-k)) = p^-0.8. Deterministic loss of every
+        // 1/p-th packet, p = 1e-4 and 1e-6 (two decades): the fitted
+        // exponent must be within 10 % of 0.8.
+        let mean_window = |n: u64| {
+            let mut h = Harness::new(ctcp(), 10.0, UNLIMITED)
+                .with_rtt(ms(100))
+                .with_periodic_loss(n);
+            while h.losses < 3 {
+                h.round();
+            }
+            let (mut sum, mut rounds) = (0.0, 0u32);
+            while h.losses < 13 {
+                sum += h.tcb.cwnd;
+                rounds += 1;
+                h.round();
+            }
+            sum / f64::from(rounds)
+        };
+        let (w4, w6) = (mean_window(10_000), mean_window(1_000_000));
+        let exponent = (w6 / w4).ln() / 100f64.ln();
+        assert!((exponent / 0.8 - 1.0).abs() < 0.1, "exponent {exponent}");
+    }
+
+    #[test]
     fn parameters_are_validated() {
         let bad = CompoundParams {
             gamma_max: 1.0,
