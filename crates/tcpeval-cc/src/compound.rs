@@ -42,15 +42,17 @@
 //!   `zeta = 1`: the INFOCOM paper; confirmed in the Linux port of
 //!   A. Castellani and S. Hemminger (2006, `TCP_COMPOUND_ALPHA` 3 = shift
 //!   for 1/8, `GAMMA` 30, `ZETA`/`ETA` 1, `win^3/4` through an integer 4th
-//!   root) and in L. Andrew's revised port (release 1.3, 2008, also used in
-//!   ns-2 TCP-Linux: `LOG_ALPHA` 3, `GAMMA` 30, `ETA` 1).
+//!   root; the version shipped in ns-2.35 TCP-Linux) and in L. Andrew's
+//!   revised port (release 1.3, 2008, which also builds under ns-2
+//!   TCP-Linux: `LOG_ALPHA` 3, `GAMMA` 30, `ETA` 1).
 //! * Minimum window `low_window = 38` packets (the spec recalled 41):
 //!   draft-sridharan-tcpm-ctcp states that the delay-based component only
 //!   kicks in when the window is larger than a threshold "currently set to
 //!   38 packets assuming 1500 byte MTU" (quoted in the ICCRG list thread
 //!   "Initial value of dwnd", Nov. 2008), and L. Andrew's port has
-//!   `LOW_WINDOW = 38` ("Revert to Reno if CWND < LOW_WINDOW"). No source for
-//!   41 was found. Castellani's original port has no threshold
+//!   `LOW_WINDOW = 38` ("Revert to Reno if CWND < LOW_WINDOW"), compared
+//!   with the total window as here (the draft words it on cwnd). No source
+//!   for 41 was found. Castellani's original port has no threshold
 //!   (`low_window = 0`). To reproduce ns-2.35 TCP-Linux use `loss_split =
 //!   "port"`, `dwnd_in_slow_start = true`, `low_window = 0`, `growth =
 //!   "linux"`.
@@ -65,8 +67,8 @@
 //!   `gamma += lambda (3/4 diff_reno - gamma)`, clamped to
 //!   `[gamma_min, gamma_max] = [5, 30]`, then wait for a fresh `diff_reno`.
 //!   Off by default. `lambda = 1/2` follows the spec; Andrew's release 1.1
-//!   changelog records a change of lambda from 1/2 to 1/4, and an ns-3 fork
-//!   uses 0.8 -- set `gamma_lambda` to reproduce those.
+//!   changelog records a change of lambda from 1/2 to 1/4 (and the spec
+//!   notes an ns-3 fork with 0.8) -- set `gamma_lambda` to reproduce those.
 //! * Not reproduced: Andrew's port also pacing the `dwnd` increase over the
 //!   next RTT and splitting a backoff proportionally between components.
 
