@@ -1,9 +1,10 @@
 //! Building blocks shared by the algorithms: slow start (with RFC 3742
 //! Limited Slow-Start), additive increase with a fractional counter
-//! (Linux `tcp_cong_avoid_ai`) or in floating point (ns-2 style), and Reno's
-//! ssthresh. Section numbers refer to spec/algorithms.md.
+//! (Linux `tcp_cong_avoid_ai`) or in floating point (ns-2 style), Reno's
+//! ssthresh, the RFC 3649 HighSpeed response curve, and Vegas-style
+//! once-per-RTT RTT bookkeeping. Section numbers refer to spec/algorithms.md.
 
-use crate::Tcb;
+use crate::{CaState, Tcb, Time};
 use serde::{Deserialize, Serialize};
 
 /// How fractional window growth is kept (spec 1.2).
@@ -79,6 +80,144 @@ pub fn additive_increase(tcb: &mut Tcb, mode: GrowthMode, w: f64, acked: u32) {
 /// (Linux `tcp_reno_ssthresh` with beta = 1/2; spec section 2).
 pub fn reno_ssthresh(tcb: &Tcb, beta: f64) -> f64 {
     (tcb.cwnd * beta).floor().max(2.0)
+}
+
+/// The HighSpeed TCP response curve of RFC 3649 (spec section 4), as
+/// continuous formulas (the ns-2 form; Linux uses a 72-row table derived from
+/// them, which differs from these by at most 1 in `a(w)`).
+///
+/// Windows are in packets, loss rates are per packet. Below or at
+/// `low_window` the curve is standard TCP: `a = 1`, `b = 1/2`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hstcp {
+    /// Low_Window: largest window (packets) with standard-TCP behaviour (RFC 38).
+    pub low_window: f64,
+    /// High_Window: window (packets) reached at loss rate `high_p` (RFC 83000).
+    pub high_window: f64,
+    /// Low_P: loss rate of standard TCP at `low_window` (RFC 1e-3).
+    pub low_p: f64,
+    /// High_P: loss rate that sustains `high_window` (RFC 1e-7).
+    pub high_p: f64,
+    /// High_Decrease: decrease factor `b` at `high_window` (RFC 0.1).
+    pub high_decrease: f64,
+}
+
+impl Hstcp {
+    /// The RFC 3649 section 5 parameters.
+    pub const RFC3649: Hstcp = Hstcp {
+        low_window: 38.0,
+        high_window: 83_000.0,
+        low_p: 1e-3,
+        high_p: 1e-7,
+        high_decrease: 0.1,
+    };
+
+    /// Position of `w` between Low_Window and High_Window on a log scale
+    /// (0 at `low_window`, 1 at `high_window`).
+    fn log_position(&self, w: f64) -> f64 {
+        (w.ln() - self.low_window.ln()) / (self.high_window.ln() - self.low_window.ln())
+    }
+
+    /// `p(w)`: the loss rate at which HighSpeed TCP holds window `w` (RFC 3649
+    /// section 5: log-linear between (Low_W, Low_P) and (High_W, High_P);
+    /// about `0.078 / w^1.2`).
+    pub fn p(&self, w: f64) -> f64 {
+        (self.low_p.ln() + self.log_position(w) * (self.high_p.ln() - self.low_p.ln())).exp()
+    }
+}
+
+/// HighSpeed decrease factor `b(w)` (RFC 3649 section 5): the fraction of
+/// the window removed on a loss, `1/2` up to `low_window`, then falling
+/// log-linearly to `high_decrease` at `high_window`.
+pub fn hstcp_b(w: f64, hs: &Hstcp) -> f64 {
+    if w <= hs.low_window {
+        0.5
+    } else {
+        0.5 + (hs.high_decrease - 0.5) * hs.log_position(w)
+    }
+}
+
+/// HighSpeed increase `a(w)` in packets per RTT (RFC 3649 section 5):
+/// `w^2 * p(w) * 2 b(w) / (2 - b(w))`, and 1 up to `low_window`.
+pub fn hstcp_a(w: f64, hs: &Hstcp) -> f64 {
+    if w <= hs.low_window {
+        1.0
+    } else {
+        let b = hstcp_b(w, hs);
+        w * w * hs.p(w) * 2.0 * b / (2.0 - b)
+    }
+}
+
+/// Vegas-style RTT bookkeeping for algorithms that decide once per RTT
+/// (Linux `tcp_vegas.c` state, reused by YeAH, Compound and Fusion).
+///
+/// `base_rtt` is the smallest sample ever seen (never aged, as in Linux);
+/// `min_rtt` and `cnt_rtt` cover the current round, which ends with the
+/// first ACK beyond `beg_snd_nxt` (the `snd_nxt` recorded at round start).
+/// Per-RTT decisions run only while `enabled`: the round restarts on entering
+/// Open and stops in any other state, because RTT samples during recovery
+/// and after an RTO are ambiguous (spec 1.12; Linux `tcp_vegas_state`).
+#[derive(Clone, Debug, Default)]
+pub struct RttRound {
+    /// Smallest RTT sample of the connection (propagation delay estimate).
+    pub base_rtt: Option<Time>,
+    /// Smallest RTT sample in the current round.
+    pub min_rtt: Option<Time>,
+    /// Number of RTT samples in the current round.
+    pub cnt_rtt: u32,
+    /// The round ends with the first ACK beyond this sequence number.
+    pub beg_snd_nxt: u64,
+    /// Whether per-RTT decisions are made (Open state).
+    pub enabled: bool,
+}
+
+impl RttRound {
+    /// Records one RTT sample.
+    pub fn on_sample(&mut self, rtt: Time) {
+        self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        self.cnt_rtt += 1;
+    }
+
+    /// Starts a fresh round at the current `snd_nxt` and enables decisions
+    /// (Linux `vegas_enable`): the samples of the round so far are dropped.
+    pub fn enable(&mut self, tcb: &Tcb) {
+        self.enabled = true;
+        self.next_round(tcb);
+    }
+
+    /// Follows the sender's state: enabled in Open, paused otherwise.
+    pub fn set_state(&mut self, tcb: &Tcb, new_state: CaState) {
+        if new_state == CaState::Open {
+            self.enable(tcb);
+        } else {
+            self.enabled = false;
+        }
+    }
+
+    /// True when decisions are enabled and `ack_seq` is beyond the round's end.
+    pub fn round_ended(&self, ack_seq: u64) -> bool {
+        self.enabled && ack_seq > self.beg_snd_nxt
+    }
+
+    /// Begins the next round: ends at the current `snd_nxt`, no samples yet.
+    pub fn next_round(&mut self, tcb: &Tcb) {
+        self.beg_snd_nxt = tcb.snd_nxt;
+        self.min_rtt = None;
+        self.cnt_rtt = 0;
+    }
+
+    /// The round's minimum RTT and the base RTT, if the round has at least
+    /// `min_samples` samples (Linux Vegas/YeAH/CTCP require 3: fewer means
+    /// only delayed ACKs were seen).
+    pub fn sampled(&self, min_samples: u32) -> Option<(Time, Time)> {
+        match (self.min_rtt, self.base_rtt) {
+            (Some(rtt), Some(base)) if self.cnt_rtt >= min_samples && rtt.ps() > 0 => {
+                Some((rtt, base))
+            }
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -160,5 +299,51 @@ mod tests {
     fn reno_ssthresh_halves_with_floor_two() {
         assert_eq!(reno_ssthresh(&tcb(101.0, 1.0), 0.5), 50.0);
         assert_eq!(reno_ssthresh(&tcb(3.0, 1.0), 0.5), 2.0);
+    }
+    #[test]
+    fn hstcp_curve_matches_rfc3649_anchor_points() {
+        // spec section 4 / fact 5: a(38) = 1, b(38) = 0.5, a(83000) ~ 72.5,
+        // b(83000) = 0.1, p(w) ~ 0.078 / w^1.2.
+        let hs = Hstcp::RFC3649;
+        assert_eq!(hstcp_a(38.0, &hs), 1.0);
+        assert_eq!(hstcp_b(38.0, &hs), 0.5);
+        assert!((hstcp_b(83_000.0, &hs) - 0.1).abs() < 1e-12);
+        assert!((hstcp_a(83_000.0, &hs) - 72.5).abs() < 0.05);
+        assert!((hs.p(83_000.0) - 1e-7).abs() < 1e-18);
+        for w in [100.0, 1_000.0, 10_000.0] {
+            let approx = 0.078 / f64::powf(w, 1.2);
+            assert!((hs.p(w) / approx - 1.0).abs() < 0.05, "p({w})");
+        }
+        // b falls and a rises with w (RFC 3649 section 5).
+        assert!(hstcp_b(1_000.0, &hs) < hstcp_b(100.0, &hs));
+        assert!(hstcp_a(1_000.0, &hs) > hstcp_a(100.0, &hs));
+    }
+
+    #[test]
+    fn rtt_round_tracks_base_and_round_minimum() {
+        // Linux tcp_vegas.c: baseRTT = min ever, minRTT/cntRTT per round.
+        let mut t = tcb(10.0, 5.0);
+        let mut r = RttRound::default();
+        r.enable(&t);
+        r.on_sample(Time::from_ms(120));
+        r.on_sample(Time::from_ms(110));
+        assert_eq!(r.sampled(3), None);
+        r.on_sample(Time::from_ms(130));
+        assert_eq!(r.sampled(3), Some((Time::from_ms(110), Time::from_ms(110))));
+        t.snd_nxt = 20;
+        assert!(r.round_ended(1));
+        r.next_round(&t);
+        assert!(!r.round_ended(20) && r.round_ended(21));
+        assert_eq!(r.cnt_rtt, 0);
+        r.on_sample(Time::from_ms(150));
+        assert_eq!(r.min_rtt, Some(Time::from_ms(150)));
+        assert_eq!(r.base_rtt, Some(Time::from_ms(110)));
+        // Outside Open no round ends (spec 1.12); entering Open restarts it.
+        r.set_state(&t, CaState::Recovery);
+        assert!(!r.round_ended(100));
+        t.snd_nxt = 40;
+        r.set_state(&t, CaState::Open);
+        assert!(!r.round_ended(40) && r.round_ended(41));
+        assert_eq!(r.cnt_rtt, 0);
     }
 }

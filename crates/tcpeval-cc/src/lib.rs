@@ -30,7 +30,11 @@ pub mod registry;
 pub mod testing;
 pub mod time;
 
+pub mod africa;
+pub mod compound;
+pub mod fusion;
 pub mod reno;
+pub mod yeah;
 
 pub use params::{ParamDoc, ParamError, ParamSet};
 pub use registry::{build, catalog, Algorithm, AlgorithmInfo};

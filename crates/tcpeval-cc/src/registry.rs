@@ -105,6 +105,10 @@ macro_rules! algorithms {
 // One line per algorithm: `Variant => module::Type`.
 algorithms! {
     Reno => crate::reno::Reno,
+    Africa => crate::africa::Africa,
+    Yeah => crate::yeah::Yeah,
+    Compound => crate::compound::Compound,
+    Fusion => crate::fusion::Fusion,
 }
 
 #[cfg(test)]

@@ -59,6 +59,8 @@ pub struct Harness<C: CongestionControl> {
     pkts_per_ack: u32,
     per_ack_counting: bool,
     random_loss: Option<(f64, SplitMix)>,
+    /// Deterministic loss of every n-th packet sent, and packets sent so far.
+    periodic_loss: Option<(u64, u64)>,
     high_seq: u64,
     next_timer: Option<Time>,
 }
@@ -78,6 +80,7 @@ impl<C: CongestionControl> Harness<C> {
             pkts_per_ack: 1,
             per_ack_counting: false,
             random_loss: None,
+            periodic_loss: None,
             high_seq: 0,
             next_timer,
         }
@@ -121,6 +124,13 @@ impl<C: CongestionControl> Harness<C> {
     /// Each packet is lost independently with probability `p` (seeded).
     pub fn with_random_loss(mut self, p: f64, seed: u64) -> Self {
         self.random_loss = Some((p, SplitMix(seed)));
+        self
+    }
+
+    /// Every `n`-th packet sent is lost (deterministic loss rate `1/n`, for
+    /// response-function facts that need no averaging over randomness).
+    pub fn with_periodic_loss(mut self, n: u64) -> Self {
+        self.periodic_loss = Some((n.max(1), 0));
         self
     }
 
@@ -214,6 +224,14 @@ impl<C: CongestionControl> Harness<C> {
             Path::Fixed(_) => None,
         };
         let mut lost_at = overflow_at;
+        if let Some((n, sent)) = self.periodic_loss.as_mut() {
+            // Packet number sent + i + 1 of the flow is lost if divisible by n.
+            let first = (*n - *sent % *n) - 1;
+            if first < u64::from(w) {
+                let first = first as u32;
+                lost_at = Some(lost_at.map_or(first, |l| l.min(first)));
+            }
+        }
         if let Some((p, rng)) = self.random_loss.as_mut() {
             for i in 0..w {
                 if lost_at.is_some_and(|l| l <= i) {
@@ -224,6 +242,10 @@ impl<C: CongestionControl> Harness<C> {
                     break;
                 }
             }
+        }
+        if let Some((_, sent)) = self.periodic_loss.as_mut() {
+            // Packets up to and including a lost one count as sent.
+            *sent += u64::from(lost_at.map_or(w, |l| l + 1));
         }
         let n_acks = w.div_ceil(self.pkts_per_ack);
         let mut sent_acked = 0;
@@ -319,6 +341,28 @@ mod tests {
         h.round();
         assert_eq!(h.losses, 1);
         assert_eq!(h.tcb.cwnd, 75.0);
+    }
+
+    #[test]
+    fn periodic_loss_drops_every_nth_packet() {
+        // Reno from 10 in CA, every 25th packet lost: rounds of 10 and 11
+        // packets, then the round of packets 22..33 loses packet 25 after 3 ACKs.
+        let mut h =
+            Harness::new(Reno::new(RenoParams::default()), 10.0, 5.0).with_periodic_loss(25);
+        h.rounds(2);
+        assert_eq!(h.losses, 0);
+        let delivered = h.tcb.delivered;
+        h.round();
+        assert_eq!((h.losses, h.tcb.delivered - delivered), (1, 3));
+        // Counting resumes after the lost packet: from cwnd 6, rounds of 6, 7
+        // and 8 packets, and packet 50 is the 4th of the round of 9.
+        assert_eq!(h.tcb.cwnd, 6.0);
+        let mut rounds = 0;
+        while h.losses == 1 {
+            h.round();
+            rounds += 1;
+        }
+        assert_eq!(rounds, 4);
     }
 
     #[test]

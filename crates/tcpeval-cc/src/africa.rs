@@ -1,0 +1,384 @@
+//! TCP-Africa (King, Baraniuk, Riedi, "TCP-Africa: An Adaptive and Fair
+//! Rapid Increase Rule for Scalable TCP", IEEE INFOCOM 2005, pp. 1838-1848;
+//! spec/algorithms.md section 11).
+//!
+//! A delay-sensitive switch between two congestion-avoidance rules, decided
+//! on every ACK from the flow's estimated own backlog (the Vegas "diff")
+//! `backlog = cwnd * (avgRTT - minRTT) / avgRTT` packets:
+//!
+//! * `backlog < alpha` (fast mode, the path looks under-used): HighSpeed TCP
+//!   increase, `cwnd += a(cwnd) / cwnd` per packet acked (RFC 3649 `a(w)`);
+//! * otherwise (slow mode, a queue is building): Reno, `cwnd += 1 / cwnd`.
+//!
+//! On a loss `ssthresh = cwnd * (1 - b(cwnd))` with the HighSpeed `b(w)`
+//! (`decrease = "hstcp"`, default), or `cwnd / 2` (`decrease = "half"`).
+//! Slow start and RTO are standard.
+//!
+//! Sources and choices:
+//! * The mode test, the two increase rules and the "HighSpeed increase, Reno
+//!   fallback" structure: the paper's abstract (fast, scalable behaviour on
+//!   under-utilised links, falling back to Reno "once links become well
+//!   utilized and congestion is imminent") and the Linux port by D. Jansens
+//!   as preserved in its derivative `tcp_china.c` (which keeps the Africa
+//!   header comment, the RTT state and the HighSpeed increase/decrease but
+//!   drops the mode test -- spec pitfall).
+//! * `minRTT` = minimum sample, `avgRTT` = EWMA with weight 1/8 on the new
+//!   sample (7/8 old): confirmed in `tcp_china.c` (`artt += rtt/8 - artt/8`,
+//!   first sample initialises it).
+//! * HighSpeed decrease on loss (`decrease = "hstcp"`): confirmed in
+//!   `tcp_china.c` (`ssthresh = cwnd - cwnd * md / 256`). The paper's wording
+//!   is ambiguous, so halving is offered as `decrease = "half"`.
+//! * `a(w)`, `b(w)` use the RFC 3649 formulas ([`crate::common::hstcp_a`]),
+//!   not the Linux 72-row table; the two differ by at most 1 packet/RTT in
+//!   `a(w)` (spec section 4 pitfall). Up to `low_window` (38) `a = 1` and
+//!   `b = 1/2`, so below it both modes are Reno.
+//! * `alpha = 1.5` packets: **not confirmed**. Only the paper's abstract and
+//!   bibliographic records could be retrieved, and the derived Linux code has
+//!   no mode test; the value is the spec's recollection of the paper.
+//! * Before the first RTT sample the backlog is unknown and slow (Reno) mode
+//!   is used (a choice of this implementation; the sources are silent).
+
+use crate::common::{
+    additive_increase, hstcp_a, hstcp_b, reno_ssthresh, slow_start, GrowthMode, Hstcp,
+};
+use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::{AckInfo, AckSample, CongestionControl, NamedAlgorithm, Tcb};
+use serde::{Deserialize, Serialize};
+
+/// The loss response of TCP-Africa.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AfricaDecrease {
+    /// HighSpeed decrease: `ssthresh = cwnd * (1 - b(cwnd))` (Linux port).
+    #[default]
+    Hstcp,
+    /// Reno halving: `ssthresh = cwnd / 2`.
+    Half,
+}
+
+/// TCP-Africa's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AfricaParams {
+    /// Backlog threshold between fast and slow mode, packets (1.5, unconfirmed).
+    pub alpha: f64,
+    /// Weight of a new sample in the avgRTT EWMA (1/8).
+    pub rtt_gain: f64,
+    /// Loss response: HighSpeed `b(w)` or halving.
+    pub decrease: AfricaDecrease,
+    /// HighSpeed Low_Window, packets (RFC 3649: 38).
+    pub low_window: f64,
+    /// HighSpeed High_Window, packets (RFC 3649: 83000).
+    pub high_window: f64,
+    /// HighSpeed Low_P, loss rate at `low_window` (RFC 3649: 1e-3).
+    pub low_p: f64,
+    /// HighSpeed High_P, loss rate at `high_window` (RFC 3649: 1e-7).
+    pub high_p: f64,
+    /// HighSpeed High_Decrease, `b` at `high_window` (RFC 3649: 0.1).
+    pub high_decrease: f64,
+    /// Integer window with a counter (Linux) or floating point (ns-2).
+    pub growth: GrowthMode,
+}
+
+impl Default for AfricaParams {
+    fn default() -> Self {
+        let hs = Hstcp::RFC3649;
+        AfricaParams {
+            alpha: 1.5,
+            rtt_gain: 0.125,
+            decrease: AfricaDecrease::Hstcp,
+            low_window: hs.low_window,
+            high_window: hs.high_window,
+            low_p: hs.low_p,
+            high_p: hs.high_p,
+            high_decrease: hs.high_decrease,
+            growth: GrowthMode::Linux,
+        }
+    }
+}
+
+impl AfricaParams {
+    fn hstcp(&self) -> Hstcp {
+        Hstcp {
+            low_window: self.low_window,
+            high_window: self.high_window,
+            low_p: self.low_p,
+            high_p: self.high_p,
+            high_decrease: self.high_decrease,
+        }
+    }
+}
+
+impl ParamSet for AfricaParams {
+    const DOCS: &'static [ParamDoc] = &[
+        ParamDoc {
+            name: "alpha",
+            doc: "packets: own-backlog estimate below which the HighSpeed (fast) increase is used (1.5, unconfirmed)",
+        },
+        ParamDoc {
+            name: "rtt_gain",
+            doc: "weight of a new RTT sample in the avgRTT EWMA (1/8, Linux port)",
+        },
+        ParamDoc {
+            name: "decrease",
+            doc: "loss response: \"hstcp\" (ssthresh = cwnd (1 - b(cwnd)), Linux port) or \"half\"",
+        },
+        ParamDoc {
+            name: "low_window",
+            doc: "packets: HighSpeed Low_Window, Reno behaviour up to it (RFC 3649: 38)",
+        },
+        ParamDoc {
+            name: "high_window",
+            doc: "packets: HighSpeed High_Window (RFC 3649: 83000)",
+        },
+        ParamDoc {
+            name: "low_p",
+            doc: "loss rate per packet at low_window (RFC 3649: 1e-3)",
+        },
+        ParamDoc {
+            name: "high_p",
+            doc: "loss rate per packet at high_window (RFC 3649: 1e-7)",
+        },
+        ParamDoc {
+            name: "high_decrease",
+            doc: "fraction of cwnd removed on loss at high_window (RFC 3649: 0.1)",
+        },
+        ParamDoc {
+            name: "growth",
+            doc: "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)",
+        },
+    ];
+    fn validate(&self) -> Result<(), ParamError> {
+        check_range("alpha", self.alpha, 0.0, 1e6)?;
+        check_range_open_low("rtt_gain", self.rtt_gain, 0.0, 1.0)?;
+        check_range("low_window", self.low_window, 1.0, 1e9)?;
+        check_range("high_window", self.high_window, self.low_window + 1.0, 1e12)?;
+        check_range_open_low("low_p", self.low_p, 0.0, 1.0)?;
+        check_range_open_low("high_p", self.high_p, 0.0, self.low_p)?;
+        check_range_open_low("high_decrease", self.high_decrease, 0.0, 0.5)
+    }
+}
+
+/// Per-flow TCP-Africa state.
+#[derive(Clone, Debug)]
+pub struct Africa {
+    params: AfricaParams,
+    hs: Hstcp,
+    /// Smallest RTT sample, seconds (propagation-delay estimate).
+    min_rtt: Option<f64>,
+    /// EWMA of RTT samples, seconds.
+    avg_rtt: Option<f64>,
+}
+
+impl NamedAlgorithm for Africa {
+    const NAME: &'static str = "africa";
+    const SUMMARY: &'static str =
+        "TCP-Africa: HighSpeed increase while the own backlog < alpha, Reno otherwise";
+    type Params = AfricaParams;
+    fn new(params: AfricaParams) -> Self {
+        let hs = params.hstcp();
+        Africa {
+            params,
+            hs,
+            min_rtt: None,
+            avg_rtt: None,
+        }
+    }
+}
+
+impl Africa {
+    /// Estimated own backlog `cwnd * (avgRTT - minRTT) / avgRTT` in packets,
+    /// or `None` before the first RTT sample.
+    fn backlog(&self, cwnd: f64) -> Option<f64> {
+        match (self.avg_rtt, self.min_rtt) {
+            (Some(avg), Some(min)) if avg > 0.0 => Some(cwnd * (avg - min) / avg),
+            _ => None,
+        }
+    }
+
+    /// Fast (HighSpeed) mode: the backlog estimate is below `alpha`.
+    fn fast_mode(&self, cwnd: f64) -> bool {
+        self.backlog(cwnd).is_some_and(|q| q < self.params.alpha)
+    }
+}
+
+impl CongestionControl for Africa {
+    fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
+        let linux = self.params.growth == GrowthMode::Linux;
+        match self.params.decrease {
+            AfricaDecrease::Hstcp => {
+                let cut = tcb.cwnd * hstcp_b(tcb.cwnd, &self.hs);
+                let cut = if linux { cut.floor() } else { cut };
+                (tcb.cwnd - cut).max(2.0)
+            }
+            AfricaDecrease::Half if linux => reno_ssthresh(tcb, 0.5),
+            AfricaDecrease::Half => (tcb.cwnd * 0.5).max(2.0),
+        }
+    }
+
+    fn pkts_acked(&mut self, _tcb: &Tcb, sample: &AckSample) {
+        let Some(rtt) = sample.rtt else { return };
+        let r = rtt.secs();
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.avg_rtt = Some(match self.avg_rtt {
+            None => r,
+            Some(avg) => avg + self.params.rtt_gain * (r - avg),
+        });
+    }
+
+    fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+        let mut acked = ack.acked;
+        if tcb.in_slow_start() {
+            acked = slow_start(tcb, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let cwnd = tcb.cwnd;
+        // Packets per +1: cwnd / a(cwnd) in fast mode, cwnd in slow mode.
+        let w = if self.fast_mode(cwnd) {
+            cwnd / hstcp_a(cwnd, &self.hs)
+        } else {
+            cwnd
+        };
+        additive_increase(tcb, self.params.growth, w, acked);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Harness;
+    use crate::time::Time;
+    use crate::UNLIMITED;
+
+    fn africa() -> Africa {
+        Africa::new(AfricaParams::default())
+    }
+
+    #[test]
+    fn mode_switches_where_the_backlog_estimate_reaches_alpha() {
+        // spec 11: fast iff cwnd (avgRTT - minRTT)/avgRTT < alpha = 1.5.
+        // minRTT 100 ms, avgRTT 101 ms: backlog = cwnd / 101, so cwnd 151
+        // (1.495) is fast and cwnd 152 (1.505) is slow.
+        let mut h = Harness::new(africa(), 151.0, 10.0);
+        h.ack(1, Some(Time::from_ms(100)));
+        for _ in 0..400 {
+            h.ack(0, Some(Time::from_ms(101)));
+        }
+        assert!((h.cc.avg_rtt.unwrap() - 0.101).abs() < 1e-12);
+        assert!(h.cc.fast_mode(151.0));
+        assert!(!h.cc.fast_mode(152.0));
+        // The EWMA weight is 1/8 (tcp_china.c): one 109 ms sample moves avg by 1 ms.
+        h.ack(0, Some(Time::from_ms(109)));
+        assert!((h.cc.avg_rtt.unwrap() - 0.102).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bottleneck_fast_until_backlog_reaches_alpha_then_reno() {
+        // spec 11 on a fluid bottleneck (BDP 100 pkts, no loss): with an
+        // empty queue the flow grows by the HighSpeed a(w) > 1 per RTT; once
+        // its own backlog w - 100 is >= 2 (> alpha) it grows exactly +1/RTT.
+        let mut h = Harness::new(africa(), 60.0, 50.0).with_bottleneck(
+            Time::from_ms(100),
+            1000.0,
+            f64::INFINITY,
+        );
+        let hs = Hstcp::RFC3649;
+        let mut fast_rounds = 0;
+        let mut slow_rounds = 0;
+        for _ in 0..60 {
+            let before = h.tcb.cwnd;
+            h.round();
+            let grew = h.tcb.cwnd - before;
+            if before + 1.0 <= h.bdp() {
+                // Fast mode: a(w) per RTT, within the integer counter's rounding.
+                assert!((grew - hstcp_a(before, &hs)).abs() <= 1.0, "w {before}");
+                fast_rounds += 1;
+            } else if before >= h.bdp() + 4.0 {
+                assert_eq!(grew, 1.0, "w {before}");
+                slow_rounds += 1;
+            }
+        }
+        assert!(fast_rounds >= 10 && slow_rounds >= 20);
+        assert_eq!(h.losses, 0);
+    }
+
+    #[test]
+    fn fast_mode_increase_is_the_highspeed_a_of_w() {
+        // spec 11 / RFC 3649: cwnd += a(cwnd)/cwnd per packet (float form).
+        let p = AfricaParams {
+            growth: GrowthMode::Float,
+            ..AfricaParams::default()
+        };
+        let mut h = Harness::new(Africa::new(p), 1000.0, 10.0).with_rtt(Time::from_ms(50));
+        h.round();
+        let hs = Hstcp::RFC3649;
+        let expected = (0..1000).fold(1000.0, |c: f64, _| c + hstcp_a(c, &hs) / c);
+        assert!((h.tcb.cwnd - expected).abs() < 1e-9);
+        // a(1000) ~ 7.9 packets per RTT, far above Reno's 1.
+        assert!((h.tcb.cwnd - 1000.0 - hstcp_a(1000.0, &hs)).abs() < 0.05);
+        assert!(hstcp_a(1000.0, &hs) > 7.5);
+    }
+
+    #[test]
+    fn slow_mode_increase_is_reno() {
+        // spec 11: backlog >= alpha -> cwnd += 1/cwnd per packet (+1/RTT).
+        let mut h = Harness::new(africa(), 500.0, 10.0);
+        h.ack(0, Some(Time::from_ms(100)));
+        h = h.with_rtt(Time::from_ms(110)); // backlog ~ 500 * 10/110 >> 1.5
+        h.round();
+        for n in 1..=5 {
+            let before = h.tcb.cwnd;
+            h.round();
+            assert_eq!(h.tcb.cwnd, before + 1.0, "round {n}");
+        }
+    }
+
+    #[test]
+    fn hstcp_decrease_uses_b_of_w() {
+        // spec 11 (Linux port): ssthresh = cwnd - floor(cwnd * b(cwnd)).
+        // RFC 3649: b(1000) = 0.5 - 0.4 ln(1000/38)/ln(83000/38) = 0.32987.
+        let b = 0.5 - 0.4 * (1000f64 / 38.0).ln() / (83_000f64 / 38.0).ln();
+        assert!((b - 0.32987).abs() < 1e-5);
+        let mut h = Harness::new(africa(), 1000.0, UNLIMITED);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 1000.0 - (1000.0 * b).floor());
+        assert_eq!(h.tcb.ssthresh, 671.0);
+        // Below Low_Window b = 1/2 (Reno).
+        let mut h = Harness::new(africa(), 30.0, UNLIMITED);
+        h.fast_loss();
+        assert_eq!(h.tcb.cwnd, 15.0);
+    }
+
+    #[test]
+    fn half_decrease_halves() {
+        let p = AfricaParams {
+            decrease: AfricaDecrease::Half,
+            ..AfricaParams::default()
+        };
+        let mut h = Harness::new(Africa::new(p), 1001.0, UNLIMITED);
+        h.fast_loss();
+        assert_eq!(h.tcb.cwnd, 500.0);
+        h.rto();
+        assert_eq!((h.tcb.cwnd, h.tcb.ssthresh), (1.0, 250.0));
+    }
+
+    #[test]
+    fn without_rtt_samples_it_is_reno_and_slow_start_is_standard() {
+        let mut h = Harness::new(africa(), 10.0, UNLIMITED);
+        h.round();
+        assert_eq!(h.tcb.cwnd, 20.0);
+        assert!(!Africa::new(AfricaParams::default()).fast_mode(100.0));
+    }
+
+    #[test]
+    fn parameters_are_validated() {
+        let bad = AfricaParams {
+            high_decrease: 0.7,
+            ..AfricaParams::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "high_decrease");
+        assert!(AfricaParams::default().validate().is_ok());
+    }
+}
