@@ -70,6 +70,13 @@ def test_limited_slow_start_hand_computed():
     assert limited_slow_start_time(200, 1.0) == pytest.approx(5 + 59 / 180)
 
 
+def test_limited_slow_start_at_exactly_max_ssthresh_is_still_slow_start():
+    # IW 25: 25, 50, 100 after 2 RTTs. cwnd = 100 <= max_ssthresh, so the
+    # first ACK of round 3 adds 1 (101); 98 more ACKs of +1/2 reach 150:
+    # 2 + 99/100 RTTs (2 + 100/100 if K applied at cwnd = 100 already).
+    assert limited_slow_start_time(150, 1.0, initial_window=25) == pytest.approx(2.99)
+
+
 def test_limited_slow_start_is_slow_start_below_max_ssthresh():
     for target in (80, 90, 100):
         assert limited_slow_start_time(target, 0.1) == pytest.approx(
