@@ -44,6 +44,9 @@ def test_group_fairness():
     )
     # Group means 1 and 2: Jain = 9 / (2 * 5).
     assert rtt_fairness(x, groups) == pytest.approx(0.9)
+    # Group size does not weigh in: three flows at 1 against one at 2 is
+    # still means 1 and 2 (summing the groups would give 3 and 2).
+    assert rtt_fairness([1, 1, 1, 2], ["a", "a", "a", "b"]) == pytest.approx(0.9)
     with pytest.raises(ValueError, match="labels"):
         rtt_fairness(x, groups[:3])
 
