@@ -55,6 +55,7 @@ def test_timeseries_with_psd(method):
     assert [len(ax.lines) for ax in fig.axes] == [2, 4, 1, 2]
     assert fig.axes[0].lines[0].get_xdata()[0] == pytest.approx(10.0)
     assert fig.axes[1].get_yscale() == "log"
+    assert fig.axes[1].get_ylabel() == "PSD (packets$^2$/Hz)"
     peak_marker = fig.axes[3].lines[1]
     assert peak_marker.get_xdata()[0] == pytest.approx(0.4, abs=0.02)
 
@@ -67,6 +68,7 @@ def test_timeseries_flat_series_keeps_linear_psd_axis():
     assert len(fig.axes) == 2
     assert [len(ax.lines) for ax in fig.axes] == [1, 1]
     assert fig.axes[1].get_yscale() == "linear"
+    assert fig.axes[1].get_ylabel() == "PSD (unit$^2$/Hz)"
 
 
 def test_metric_curves_with_bands():

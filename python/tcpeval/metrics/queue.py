@@ -79,8 +79,8 @@ def queueing_delay(qbytes: ArrayLike, rate_bps: float) -> np.ndarray:
 
     The time a packet arriving behind ``qbytes`` bytes waits until the link,
     serving at ``rate_bps`` bit/s, has sent them (FIFO drain time). Vectorized.
-    Source: the FIFO drain-time identity; the ``yeah`` and ``fairness`` studies
-    relate queue length to delay this way.
+    Source: the drain time of a FIFO queue (backlog over service rate), as in
+    any queueing text; a packet's own transmission time is not included.
     """
     if not rate_bps > 0:
         raise ValueError(f"rate_bps must be positive, got {rate_bps}")

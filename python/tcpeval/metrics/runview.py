@@ -80,14 +80,11 @@ def run_queue_trace(
 def _flow_window(
     r: RunResult, row: pd.Series, t_start: float | None, t_end: float | None
 ) -> tuple[float, float]:
-    stop = float(row["stop"])
     lo = float(row["start"]) if t_start is None else float(t_start)
-    hi = (
-        (min(stop, r.duration) if np.isfinite(stop) else r.duration)
-        if t_end is None
-        else float(t_end)
-    )
-    return lo, hi
+    if t_end is not None:
+        return lo, float(t_end)
+    stop = float(row["stop"])
+    return lo, min(stop, float(r.duration)) if np.isfinite(stop) else float(r.duration)
 
 
 def _selected_flows(r: RunResult, flows: Iterable[int | str] | None) -> list[pd.Series]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
+from ..metrics._series import window_mask
 from ..metrics.spectra import dominant_frequencies, periodogram_psd, welch_psd
 from ._figure import house_style, new_figure, save
 
@@ -30,6 +32,12 @@ class Traces:
     label: str
     time: ArrayLike
     values: Mapping[str, ArrayLike]
+
+
+def _psd_label(label: str) -> str:
+    """PSD axis label in the squared unit of a label such as ``"cwnd (packets)"``."""
+    unit = re.search(r"\(([^()]+)\)\s*$", label)
+    return f"PSD ({unit.group(1) if unit else 'unit'}$^2$/Hz)"
 
 
 def plot_timeseries_psd(
@@ -70,22 +78,17 @@ def plot_timeseries_psd(
         grid = fig.subplots(len(rows), 2, squeeze=False, width_ratios=[2.2, 1.0])
         for (left, right), row in zip(grid, rows):
             t = np.asarray(row.time, dtype=float)
-            keep = np.ones(t.shape, dtype=bool)
-            if t_start is not None:
-                keep &= t >= t_start
-            if t_end is not None:
-                keep &= t < t_end
+            keep = window_mask(t, t_start, t_end)
             top = 0.0
             for name, series in row.values.items():
                 v = np.asarray(series, dtype=float)
                 (line,) = left.plot(t[keep], v[keep], label=name)
                 f, pxx = psd(t, v, t_start, t_end)
-                shown = (f > 0) & (pxx > 0)
-                if max_frequency is not None:
-                    shown &= f <= max_frequency
+                band = f <= (np.inf if max_frequency is None else max_frequency)
+                shown = band & (f > 0) & (pxx > 0)
                 top = max(top, float(pxx[shown].max(initial=0.0)))
                 right.plot(f[shown], pxx[shown], color=line.get_color(), label=name)
-                peak_f, peak_p = dominant_frequencies(f[shown], pxx[shown], count=1)
+                peak_f, peak_p = dominant_frequencies(f[band], pxx[band], count=1)
                 if peak_f.size:
                     right.plot(
                         peak_f, peak_p, "o", color=line.get_color(), markersize=4
@@ -98,7 +101,7 @@ def plot_timeseries_psd(
                         fontsize=7,
                     )
             left.set_ylabel(row.label)
-            right.set_ylabel("PSD (unit$^2$/Hz)")
+            right.set_ylabel(_psd_label(row.label))
             if top > 0:
                 right.set_xscale("log")
                 right.set_yscale("log")
