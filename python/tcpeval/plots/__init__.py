@@ -1,0 +1,18 @@
+"""Publication-quality matplotlib figures of tcpeval results.
+
+Every function builds a Figure on the headless Agg canvas, optionally saves it
+(PNG, SVG or PDF chosen by the file extension) and returns it.
+"""
+
+from .bars import plot_phase_bars
+from .curves import plot_metric_curves
+from .heatmap import plot_heatmap
+from .timeseries import Traces, plot_timeseries_psd
+
+__all__ = [
+    "Traces",
+    "plot_heatmap",
+    "plot_metric_curves",
+    "plot_phase_bars",
+    "plot_timeseries_psd",
+]

@@ -1,0 +1,69 @@
+"""Figure creation, house style and saving (private to the plots package).
+
+Figures are built with the object-oriented API on the Agg canvas, never
+through ``pyplot``, so plotting works headless, keeps no global figure state
+and never touches the user's backend choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import matplotlib as mpl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+STYLE: dict[str, object] = {
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.5,
+    "lines.linewidth": 1.2,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "savefig.dpi": 300,
+    "savefig.bbox": "tight",
+    "pdf.fonttype": 42,
+    "svg.fonttype": "none",
+}
+"""rcParams applied while a figure is built and saved: fonts sized for a
+journal column, light grids, 300 dpi raster output, TrueType fonts in PDF and
+real text in SVG so the files stay editable."""
+
+FORMATS = (".png", ".svg", ".pdf")
+
+
+@contextmanager
+def house_style() -> Iterator[None]:
+    """Apply :data:`STYLE` for the duration of the block."""
+    with mpl.rc_context(STYLE):
+        yield
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """Return an empty Figure of ``width`` x ``height`` inches on an Agg canvas."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save(fig: Figure, path: str | Path | None) -> None:
+    """Save ``fig`` to ``path`` in the format named by its extension (.png, .svg or .pdf)."""
+    if path is None:
+        return
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"unsupported figure format {target.suffix!r}; use one of {FORMATS}"
+        )
+    with house_style():
+        fig.savefig(target, format=suffix.lstrip("."))

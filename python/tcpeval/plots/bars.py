@@ -1,0 +1,70 @@
+"""Grouped bar charts of per-phase metrics with confidence-interval error bars."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from ..metrics.stats import mean_ci
+from ._figure import house_style, new_figure, save
+
+
+def plot_phase_bars(
+    samples: ArrayLike,
+    groups: Sequence[str],
+    phases: Sequence[str],
+    *,
+    ylabel: str,
+    confidence: float = 0.95,
+    title: str | None = None,
+    path: str | Path | None = None,
+) -> Figure:
+    """Plot bars of a metric for each group (flow, algorithm) in each phase, with CI error bars.
+
+    ``samples`` has shape ``(len(groups), len(phases), replications)`` (or
+    ``(len(groups), len(phases))`` for a single run). Phases are clusters
+    along the x axis, one bar per group inside each; the bar is the mean over
+    replications and the error bar the Student-t ``confidence`` half-width
+    (:func:`tcpeval.metrics.mean_ci`; none for a single replication). This is
+    the per-phase report of the ``reverse`` study (goodput of flows A and B in
+    each of its three phases). The figure is saved to ``path`` if given.
+
+    Returns the Figure: one axes with one bar container of ``len(phases)``
+    bars per group.
+    """
+    arr = np.asarray(samples, dtype=float)
+    if arr.ndim == 2:
+        arr = arr[:, :, None]
+    if arr.ndim != 3 or arr.shape[:2] != (len(groups), len(phases)):
+        raise ValueError(
+            f"samples must have shape ({len(groups)}, {len(phases)}[, replications]), "
+            f"got {np.shape(samples)}"
+        )
+    ci = mean_ci(arr, confidence, axis=-1)
+    positions = np.arange(len(phases), dtype=float)
+    width = 0.8 / len(groups)
+    with house_style():
+        fig = new_figure(max(3.5, 0.9 * len(phases) * len(groups) ** 0.5 + 1.5), 2.6)
+        ax = fig.add_subplot()
+        for i, group in enumerate(groups):
+            ax.bar(
+                positions + (i - (len(groups) - 1) / 2) * width,
+                ci.mean[i],
+                width,
+                yerr=ci.half_width[i] if ci.n > 1 else None,
+                capsize=2.5,
+                label=group,
+                error_kw={"elinewidth": 0.8, "capthick": 0.8},
+            )
+        ax.set_xticks(positions, list(phases))
+        ax.set_ylabel(ylabel)
+        ax.grid(axis="x", visible=False)
+        if title:
+            ax.set_title(title)
+        ax.legend(loc="best")
+    save(fig, path)
+    return fig

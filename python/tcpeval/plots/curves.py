@@ -1,0 +1,74 @@
+"""Metric-versus-parameter curves with confidence bands across replications."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
+from numpy.typing import ArrayLike
+
+from ..metrics.stats import mean_ci
+from ._figure import house_style, new_figure, save
+
+
+def plot_metric_curves(
+    x: ArrayLike,
+    samples: Mapping[str, ArrayLike],
+    *,
+    xlabel: str,
+    ylabel: str,
+    confidence: float = 0.95,
+    logx: bool = False,
+    logy: bool = False,
+    title: str | None = None,
+    path: str | Path | None = None,
+) -> Figure:
+    """Plot one curve per algorithm: the mean metric at each parameter value with its CI band.
+
+    ``x`` holds the parameter values (e.g. RTT in ms, buffer in packets);
+    ``samples`` maps each curve's label to an array of shape ``(len(x),
+    replications)`` (or ``(len(x),)`` for a single run). Each curve is the mean
+    over replications with a shaded band of the Student-t ``confidence``
+    interval (:func:`tcpeval.metrics.mean_ci`); a single replication has no
+    band. With ``logx`` the x ticks sit at the parameter values (a doubling RTT
+    grid, a loss-probability sweep). The figure is saved to ``path`` if given
+    (.png, .svg, .pdf).
+
+    Returns the Figure: one axes with one line and one band collection per
+    curve.
+    """
+    xs = np.asarray(x, dtype=float)
+    if not samples:
+        raise ValueError("nothing to plot: no curves")
+    with house_style():
+        fig = new_figure(3.5, 2.6)
+        ax = fig.add_subplot()
+        for label, values in samples.items():
+            arr = np.asarray(values, dtype=float)
+            if arr.ndim == 1:
+                arr = arr[:, None]
+            if arr.shape[0] != xs.size:
+                raise ValueError(
+                    f"curve {label!r} has {arr.shape[0]} points for {xs.size} x values"
+                )
+            ci = mean_ci(arr, confidence, axis=-1)
+            (line,) = ax.plot(xs, ci.mean, marker="o", markersize=3, label=label)
+            ax.fill_between(
+                xs, ci.low, ci.high, color=line.get_color(), alpha=0.2, linewidth=0
+            )
+        if logx:
+            ax.set_xscale("log")
+            ax.set_xticks(xs, [f"{v:g}" for v in xs])
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if title:
+            ax.set_title(title)
+        ax.legend(loc="best")
+    save(fig, path)
+    return fig

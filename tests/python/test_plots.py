@@ -1,0 +1,172 @@
+"""Every plot renders without a warning, has the expected artists, and saves by extension."""
+
+import warnings
+
+import numpy as np
+import pytest
+from matplotlib.collections import PolyCollection, QuadMesh
+from matplotlib.container import BarContainer
+from matplotlib.figure import Figure
+from tcpeval.metrics.stats import mean_ci
+from tcpeval.plots import (
+    Traces,
+    plot_heatmap,
+    plot_metric_curves,
+    plot_phase_bars,
+    plot_timeseries_psd,
+)
+
+RTTS = [15, 30, 60, 120, 240, 480]
+
+
+@pytest.fixture(autouse=True)
+def warnings_are_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+def render(fig: Figure) -> Figure:
+    fig.canvas.draw()
+    return fig
+
+
+def traces():
+    t = np.arange(6000) / 100.0
+    cwnd = Traces(
+        "cwnd (packets)",
+        t,
+        {
+            "flow 1": 50 + 10 * ((t % 2.5) / 2.5),
+            "flow 2": 80 + 5 * np.sin(2 * np.pi * 0.25 * t),
+        },
+    )
+    queue = Traces("queue (packets)", t, {"bottleneck": 40 + 30 * ((t % 2.5) / 2.5)})
+    return [cwnd, queue]
+
+
+@pytest.mark.parametrize("method", ["periodogram", "welch"])
+def test_timeseries_with_psd(method):
+    fig = render(
+        plot_timeseries_psd(traces(), method=method, t_start=10.0, max_frequency=20.0)
+    )
+    assert len(fig.axes) == 4
+    # Left: one line per series; right: one PSD line and one peak marker per series.
+    assert [len(ax.lines) for ax in fig.axes] == [2, 4, 1, 2]
+    assert fig.axes[0].lines[0].get_xdata()[0] == pytest.approx(10.0)
+    assert fig.axes[1].get_yscale() == "log"
+    assert fig.axes[1].get_ylabel() == "PSD (packets$^2$/Hz)"
+    peak_marker = fig.axes[3].lines[1]
+    assert peak_marker.get_xdata()[0] == pytest.approx(0.4, abs=0.02)
+
+
+def test_timeseries_flat_series_keeps_linear_psd_axis():
+    t = np.arange(1000) / 100.0
+    fig = render(
+        plot_timeseries_psd([Traces("cwnd", t, {"idle": np.full(t.size, 2.0)})])
+    )
+    assert len(fig.axes) == 2
+    assert [len(ax.lines) for ax in fig.axes] == [1, 1]
+    assert fig.axes[1].get_yscale() == "linear"
+    assert fig.axes[1].get_ylabel() == "PSD (unit$^2$/Hz)"
+
+
+def test_metric_curves_with_bands():
+    rng = np.random.default_rng(7)
+    samples = {
+        "reno": 0.8 + rng.normal(0, 0.02, (6, 5)),
+        "cubic": 0.9 + rng.normal(0, 0.02, (6, 5)),
+    }
+    fig = render(
+        plot_metric_curves(
+            RTTS, samples, xlabel="RTT (ms)", ylabel="utilization", logx=True
+        )
+    )
+    (ax,) = fig.axes
+    assert len(ax.lines) == 2
+    assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 2
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), samples["reno"].mean(axis=1))
+
+
+def test_metric_curves_single_replication():
+    fig = render(
+        plot_metric_curves(
+            RTTS, {"reno": np.linspace(0.5, 1, 6)}, xlabel="x", ylabel="y"
+        )
+    )
+    (ax,) = fig.axes
+    assert len(ax.lines) == 1 and len(ax.collections) == 1
+
+
+def test_phase_bars_with_error_bars():
+    rng = np.random.default_rng(1)
+    samples = rng.uniform(50, 100, (2, 3, 4))
+    fig = render(
+        plot_phase_bars(
+            samples, ["A", "B"], ["I", "II", "III"], ylabel="goodput (Mbit/s)"
+        )
+    )
+    (ax,) = fig.axes
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+    assert len(bars) == 2 and len(ax.patches) == 6
+    np.testing.assert_allclose(
+        [p.get_height() for p in bars[1]], samples[1].mean(axis=-1)
+    )
+    errors = bars[0].errorbar.lines[2][0].get_segments()
+    half = mean_ci(samples[0]).half_width
+    np.testing.assert_allclose([seg[1, 1] - seg[0, 1] for seg in errors], 2 * half)
+
+
+def test_phase_bars_single_run_has_no_error_bars():
+    fig = render(
+        plot_phase_bars(np.ones((3, 2)), ["a", "b", "c"], ["p", "q"], ylabel="y")
+    )
+    bars = [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]
+    assert len(bars) == 3 and all(b.errorbar is None for b in bars)
+
+
+def test_heatmap_annotates_finite_cells():
+    values = np.linspace(0.1, 1.0, 36).reshape(6, 6)
+    values[0, 0] = np.nan
+    fig = render(
+        plot_heatmap(
+            values,
+            RTTS,
+            RTTS,
+            xlabel="RTT1 (ms)",
+            ylabel="RTT2 (ms)",
+            colorbar_label="utilization",
+        )
+    )
+    assert len(fig.axes) == 2  # heat map and colorbar
+    ax = fig.axes[0]
+    assert len([c for c in ax.collections if isinstance(c, QuadMesh)]) == 1
+    assert len(ax.texts) == 35
+    assert ax.texts[-1].get_text() == "1.00"
+    assert [t.get_text() for t in ax.get_xticklabels()] == [str(v) for v in RTTS]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "magic"), [(".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml")]
+)
+def test_saved_in_the_format_of_the_extension(tmp_path, suffix, magic):
+    path = tmp_path / f"figure{suffix}"
+    plot_heatmap(
+        np.eye(2), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z", path=path
+    )
+    assert path.read_bytes().startswith(magic)
+
+
+def test_unknown_extension_and_bad_shapes_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="format"):
+        plot_phase_bars(
+            np.ones((1, 1)), ["a"], ["p"], ylabel="y", path=tmp_path / "f.jpg"
+        )
+    with pytest.raises(ValueError, match="shape"):
+        plot_heatmap(
+            np.ones((2, 3)), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z"
+        )
+    with pytest.raises(ValueError, match="points"):
+        plot_metric_curves([1, 2], {"a": [1, 2, 3]}, xlabel="x", ylabel="y")
+    with pytest.raises(ValueError, match="method"):
+        plot_timeseries_psd(traces(), method="fft")
