@@ -1,0 +1,79 @@
+//! Each congestion-control algorithm in a real simulated network.
+
+mod common;
+use common::{dumbbell, goodput, jain, run};
+use tcpeval_sim::Results;
+
+/// Mean queue (packets) of link `name` over [t0, t1].
+fn mean_queue(r: &Results, name: &str, t0: f64, t1: f64) -> f64 {
+    let id = r.links.iter().position(|l| l.name == name).unwrap() as u32;
+    let q = &r.queue_series;
+    let v: Vec<f64> = (0..q.time.len())
+        .filter(|&k| q.link[k] == id && q.time[k] >= t0 && q.time[k] <= t1)
+        .map(|k| f64::from(q.qlen[k]))
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Buffer drops on link `name` between t0 and t1.
+fn drops_between(r: &Results, name: &str, t0: f64, t1: f64) -> u64 {
+    let id = r.links.iter().position(|l| l.name == name).unwrap() as u32;
+    let q = &r.queue_series;
+    let at = |t: f64| {
+        (0..q.time.len())
+            .rev()
+            .find(|&k| q.link[k] == id && q.time[k] <= t)
+            .map_or(0, |k| q.drops[k])
+    };
+    at(t1) - at(t0)
+}
+
+fn one_flow(algorithm: &str, rate: f64, rtt: f64, duration: f64, buffer: &str) -> Results {
+    run(&dumbbell(
+        duration,
+        rate,
+        5.0,
+        buffer,
+        &format!(r#"{{"algorithm": "{algorithm}", "rtt_ms": {rtt}}}"#),
+        "",
+    ))
+}
+
+#[test]
+fn yeah_keeps_a_small_backlog_without_overflow() {
+    // Issue 4: 500 Mbit/s, RTT 60 ms, buffer = BDP (2500 packets): after slow
+    // start the flow holds about Q_max = 80 packets queued and loses nothing.
+    let r = one_flow("yeah", 500.0, 60.0, 60.0, r#"{"bdp": 1.0}"#);
+    let q = mean_queue(&r, "R1->R2", 30.0, 60.0);
+    assert!((20.0..=160.0).contains(&q), "mean backlog {q}");
+    assert_eq!(drops_between(&r, "R1->R2", 30.0, 60.0), 0);
+    let util = goodput(&r, 0, 30.0, 60.0) / 500e6;
+    assert!(util > 0.9, "utilization {util}");
+}
+
+#[test]
+fn yeah_yields_to_reno_like_reno() {
+    // YeAH detects the greedy competitor and falls back to Reno's rules:
+    // the two flows' shares stay close to what two Reno flows would get.
+    let flows =
+        r#"{"algorithm": "yeah", "rtt_ms": 40}, {"algorithm": "reno", "rtt_ms": 40, "start_s": 2}"#;
+    let r = run(&dumbbell(120.0, 50.0, 5.0, r#"{"bdp": 1.0}"#, flows, ""));
+    let g = [goodput(&r, 0, 30.0, 120.0), goodput(&r, 1, 30.0, 120.0)];
+    assert!(jain(&g) > 0.9, "shares {g:?}");
+}
+
+#[test]
+fn compound_fills_the_pipe_and_its_delay_window_keeps_a_backlog() {
+    let r = one_flow("compound", 200.0, 100.0, 60.0, r#"{"bdp": 1.0}"#);
+    let util = goodput(&r, 0, 20.0, 60.0) / 200e6;
+    assert!(util > 0.9, "utilization {util}");
+}
+
+#[test]
+fn africa_and_fusion_fill_a_long_fat_pipe() {
+    for algo in ["africa", "fusion"] {
+        let r = one_flow(algo, 500.0, 100.0, 60.0, r#"{"bdp": 1.0}"#);
+        let util = goodput(&r, 0, 30.0, 60.0) / 500e6;
+        assert!(util > 0.85, "{algo}: utilization {util}");
+    }
+}
