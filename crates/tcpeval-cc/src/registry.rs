@@ -106,6 +106,7 @@ macro_rules! algorithms {
 algorithms! {
     Reno => crate::reno::Reno,
     Vegas => crate::vegas::Vegas,
+    Illinois => crate::illinois::Illinois,
 }
 
 #[cfg(test)]
