@@ -33,6 +33,7 @@ pub mod time;
 pub mod illinois;
 pub mod reno;
 pub mod vegas;
+pub mod westwood;
 
 pub use params::{ParamDoc, ParamError, ParamSet};
 pub use registry::{build, catalog, Algorithm, AlgorithmInfo};

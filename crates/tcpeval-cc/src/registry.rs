@@ -107,6 +107,7 @@ algorithms! {
     Reno => crate::reno::Reno,
     Vegas => crate::vegas::Vegas,
     Illinois => crate::illinois::Illinois,
+    Westwood => crate::westwood::Westwood,
 }
 
 #[cfg(test)]
