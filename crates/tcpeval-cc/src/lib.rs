@@ -30,6 +30,7 @@ pub mod registry;
 pub mod testing;
 pub mod time;
 
+pub mod fast;
 pub mod illinois;
 pub mod reno;
 pub mod vegas;

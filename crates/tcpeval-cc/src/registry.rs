@@ -105,6 +105,7 @@ macro_rules! algorithms {
 // One line per algorithm: `Variant => module::Type`.
 algorithms! {
     Reno => crate::reno::Reno,
+    Fast => crate::fast::Fast,
     Vegas => crate::vegas::Vegas,
     Illinois => crate::illinois::Illinois,
     Westwood => crate::westwood::Westwood,
