@@ -1,8 +1,9 @@
 //! Building blocks shared by the algorithms: slow start (with RFC 3742
 //! Limited Slow-Start), additive increase with a fractional counter
 //! (Linux `tcp_cong_avoid_ai`) or in floating point (ns-2 style), Reno's
-//! ssthresh, the RFC 3649 HighSpeed response curve, and Vegas-style
-//! once-per-RTT RTT bookkeeping. Section numbers refer to spec/algorithms.md.
+//! ssthresh, the RFC 3649 HighSpeed response curve, Vegas-style once-per-RTT
+//! RTT bookkeeping, and a minimum-RTT filter with optional aging. Section
+//! numbers refer to spec/algorithms.md.
 
 use crate::{CaState, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -220,6 +221,53 @@ impl RttRound {
     }
 }
 
+/// Running minimum of RTT samples: the baseRTT / RTTmin estimators of the
+/// delay-based algorithms (spec 1.12).
+///
+/// Linux never ages these minima (a route change that lengthens the path
+/// leaves them too small forever); that is the behaviour with `max_age =
+/// Time::ZERO`. With a non-zero `max_age`, a minimum that has not been
+/// confirmed (matched or undercut by a sample) for longer than `max_age` is
+/// replaced by the next sample, after which the minimum re-forms from the
+/// samples that follow.
+#[derive(Clone, Debug)]
+pub struct MinRtt {
+    min: Option<Time>,
+    confirmed_at: Time,
+    max_age: Time,
+}
+
+impl MinRtt {
+    /// An empty filter; `max_age` zero means never aged.
+    pub fn new(max_age: Time) -> Self {
+        MinRtt {
+            min: None,
+            confirmed_at: Time::ZERO,
+            max_age,
+        }
+    }
+
+    /// Takes the RTT sample `rtt` observed at time `now`.
+    pub fn update(&mut self, now: Time, rtt: Time) {
+        let expired =
+            self.max_age > Time::ZERO && now.saturating_sub(self.confirmed_at) > self.max_age;
+        if expired || !matches!(self.min, Some(m) if rtt > m) {
+            self.min = Some(rtt);
+            self.confirmed_at = now;
+        }
+    }
+
+    /// The current minimum, if any sample was taken since creation or reset.
+    pub fn get(&self) -> Option<Time> {
+        self.min
+    }
+
+    /// Forgets the minimum: the next sample starts a new one.
+    pub fn reset(&mut self) {
+        self.min = None;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,5 +393,40 @@ mod tests {
         r.set_state(&t, CaState::Open);
         assert!(!r.round_ended(40) && r.round_ended(41));
         assert_eq!(r.cnt_rtt, 0);
+    }
+
+    #[test]
+    fn min_rtt_never_ages_by_default() {
+        // spec 1.12: Linux baseRTT is the minimum over the whole connection.
+        let mut m = MinRtt::new(Time::ZERO);
+        assert_eq!(m.get(), None);
+        m.update(Time::from_secs(0), Time::from_ms(100));
+        m.update(Time::from_secs(1), Time::from_ms(120));
+        assert_eq!(m.get(), Some(Time::from_ms(100)));
+        m.update(Time::from_secs(1000), Time::from_ms(150));
+        assert_eq!(m.get(), Some(Time::from_ms(100)));
+        m.update(Time::from_secs(1001), Time::from_ms(90));
+        assert_eq!(m.get(), Some(Time::from_ms(90)));
+        m.reset();
+        m.update(Time::from_secs(1002), Time::from_ms(200));
+        assert_eq!(m.get(), Some(Time::from_ms(200)));
+    }
+
+    #[test]
+    fn min_rtt_with_aging_follows_a_longer_path() {
+        // spec 1.12 (aging exposed): an unconfirmed minimum older than max_age
+        // gives way to the next sample; later smaller samples undercut it.
+        let mut m = MinRtt::new(Time::from_secs(10));
+        m.update(Time::from_secs(0), Time::from_ms(100));
+        m.update(Time::from_secs(10), Time::from_ms(150));
+        assert_eq!(m.get(), Some(Time::from_ms(100)), "exactly max_age: kept");
+        m.update(Time::from_secs(11), Time::from_ms(150));
+        assert_eq!(m.get(), Some(Time::from_ms(150)));
+        m.update(Time::from_secs(12), Time::from_ms(140));
+        assert_eq!(m.get(), Some(Time::from_ms(140)));
+        // A sample equal to the minimum confirms it (no expiry at 21 s).
+        m.update(Time::from_secs(20), Time::from_ms(140));
+        m.update(Time::from_secs(29), Time::from_ms(160));
+        assert_eq!(m.get(), Some(Time::from_ms(140)));
     }
 }

@@ -32,8 +32,12 @@ pub mod time;
 
 pub mod africa;
 pub mod compound;
+pub mod fast;
 pub mod fusion;
+pub mod illinois;
 pub mod reno;
+pub mod vegas;
+pub mod westwood;
 pub mod yeah;
 
 pub use params::{ParamDoc, ParamError, ParamSet};

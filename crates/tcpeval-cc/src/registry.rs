@@ -109,6 +109,10 @@ algorithms! {
     Yeah => crate::yeah::Yeah,
     Compound => crate::compound::Compound,
     Fusion => crate::fusion::Fusion,
+    Fast => crate::fast::Fast,
+    Vegas => crate::vegas::Vegas,
+    Illinois => crate::illinois::Illinois,
+    Westwood => crate::westwood::Westwood,
 }
 
 #[cfg(test)]

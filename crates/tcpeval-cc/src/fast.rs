@@ -1,0 +1,769 @@
+//! FAST TCP (Jin, Wei, Low, INFOCOM 2004 and IEEE/ACM ToN 2006; the ns-2
+//! module of T. Cui and L. Andrew, CUBIN, `tcp-fast.cc` v1.1.3;
+//! spec/algorithms.md section 8). There is no mainline Linux FAST, so the
+//! defaults follow the ns-2 module, the form used in published simulations.
+//!
+//! FAST keeps `alpha` packets of its own queued at the bottleneck. Per ACK it
+//! keeps `baseRTT` (smallest RTT sample, never aged unless
+//! `base_rtt_max_age`) and `avgRTT`, an EWMA of the samples with weight
+//! `min(3/cwnd, 1/256)` (ns-2; the paper's `min(3/cwnd, 1/4)` is
+//! `avg_rtt_filter = paper`). On its own timer (`timer_period()` =
+//! `update_interval`, not per ACK) it updates the window:
+//!
+//! `w <- min{ max_growth * w, (1 - gamma) w + gamma (baseRTT/avgRTT * w_old + alpha) }`,
+//! floored at `min_cwnd`, where `w_old` is the window in flight when the
+//! packets now being acknowledged were sent (here: cwnd at the start of the
+//! current RTT period). The fixed point keeps `alpha` packets queued:
+//! `w* = alpha / (1 - baseRTT/avgRTT)`; near it the error shrinks by
+//! `1 - gamma` per update (spec fact 12).
+//!
+//! * Update period: a tick updates only if `update_interval` has passed since
+//!   the last update (an MI step also counts, as in ns-2) and, with
+//!   `every_other_rtt` (ns-2 >= 1.1.3 and the Caltech Linux prototype), only
+//!   in every other RTT: all ticks within one RTT period update, the next RTT
+//!   period is frozen, so the window is measured for a full RTT before it is
+//!   changed again. RTT periods are delimited like Vegas rounds (the first ACK
+//!   beyond the `snd_nxt` of the previous period start). Relative rather
+//!   than absolute parity means a tick period that is a multiple of two RTTs
+//!   cannot starve the updates.
+//! * Hold band (ns-2): no change while the queue estimate `w_old (avgRTT -
+//!   baseRTT) / avgRTT` lies in `[alpha, beta)`; with `beta = alpha` (the
+//!   default, `beta: null`) the band is empty.
+//! * Multiplicative increase: while `avgRTT - baseRTT < mi_threshold` every
+//!   ACK adds the packets it acknowledges (slow-start-like) and the timer
+//!   updates are suspended. Before the first RTT sample FAST is in this mode.
+//! * Pacing (ns-2, when `baseRTT >= pace_min_base_rtt`): an increase is not
+//!   applied at the tick but spread evenly over the ACKs expected in the next
+//!   `update_interval` (`acks in the last RTT period * update_interval /
+//!   avgRTT`); a new update discards what is left. Decreases are immediate.
+//! * Loss: `ssthresh = cwnd * loss_beta` (1/2) and the sender sets cwnd to it
+//!   at the end of recovery (ns-2 halves both). RTO: the same ssthresh and
+//!   `cwnd = rto_cwnd` (ns-2 `slowstart_` = 2; the generic sender's 1 is
+//!   `rto_cwnd = 1`).
+//! * Outside the Open state the timer updates, MI and pacing pause (spec
+//!   1.12); in Recovery the RTT estimators also pause (ns-2 skips them in
+//!   fast recovery); in the Loss state (after an RTO) cwnd grows by standard
+//!   slow start up to ssthresh. Entering Open skips the RTT period whose ACKs
+//!   cover packets sent before.
+//! * Window arithmetic: `growth = float` (default, ns-2 `high_accuracy_cwnd_`
+//!   2) keeps the fractional window; `linux` keeps it integral and carries the
+//!   dropped fraction of each update until it adds up to a packet (ns-2 mode
+//!   1), and paces in whole packets.
+//!
+//! Constants and their sources: gamma 0.5 (ns-2 constructor default and the
+//! papers); the ns-2 EWMA weight `min(3/w, 1/256)` (`fast_est_update_avgrtt`);
+//! MI, hold band, floor 2, pacing threshold 4 ms, halving and RTO window 2
+//! (ns-2 `fast_cc`, `fast_calc_cwnd`, `dupack_action`, `timeout`); every
+//! other RTT (ns-2 1.1.3 change log: "as in Linux"). Not confirmed, because
+//! the module's TCL defaults were not found: `alpha` = 100 packets (the ns-2
+//! binding holds it as an integer; published runs set it explicitly, e.g.
+//! 100-200, and the Caltech example scripts 800-10000), `mi_threshold` =
+//! 0.75 ms (recalled; the Caltech example scripts and the `fairness` study set
+//! 1.5 ms explicitly) and `update_interval` = 10 ms (the base value of the
+//! `fairness` study).
+
+use crate::common::{slow_start, GrowthMode, MinRtt};
+use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
+use serde::{Deserialize, Serialize};
+
+/// Cap of the avgRTT EWMA weight in the ns-2 module.
+const NS2_WEIGHT_CAP: f64 = 1.0 / 256.0;
+/// Cap of the avgRTT EWMA weight in the FAST papers.
+const PAPER_WEIGHT_CAP: f64 = 1.0 / 4.0;
+
+/// Which avgRTT EWMA weight FAST uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AvgRttFilter {
+    /// `min(3/cwnd, 1/256)` (ns-2 module).
+    #[default]
+    Ns2,
+    /// `min(3/cwnd, 1/4)` (Jin, Wei, Low).
+    Paper,
+}
+
+/// FAST TCP's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FastParams {
+    /// Packets the flow aims to keep queued (ns-2 `alpha_`; default unconfirmed).
+    pub alpha: f64,
+    /// Upper edge of the no-update band, packets; `None` = `alpha` (ns-2 `beta_`).
+    pub beta: Option<f64>,
+    /// Weight of the new target in each update (0.5).
+    pub gamma: f64,
+    /// Minimum spacing of window updates and period of FAST's timer, seconds.
+    pub update_interval: f64,
+    /// Update only in every other RTT period (ns-2 >= 1.1.3).
+    pub every_other_rtt: bool,
+    /// Queueing delay below which FAST grows multiplicatively, seconds.
+    pub mi_threshold: f64,
+    /// avgRTT EWMA weight cap: `ns2` (1/256) or `paper` (1/4).
+    pub avg_rtt_filter: AvgRttFilter,
+    /// Numerator of the window-dependent EWMA weight `scale / cwnd` (3).
+    pub avg_rtt_gain_scale: f64,
+    /// Largest growth factor of one update (paper `min{2w, ...}`: 2).
+    pub max_growth: f64,
+    /// Smallest window an update sets, packets (ns-2 2).
+    pub min_cwnd: f64,
+    /// Fraction of cwnd kept after a loss (ns-2 halves: 0.5).
+    pub loss_beta: f64,
+    /// cwnd after an RTO, packets (ns-2 2).
+    pub rto_cwnd: f64,
+    /// Spread window increases over the ACKs of the next update interval (ns-2).
+    pub pace_increases: bool,
+    /// Smallest baseRTT for which increases are paced, seconds (ns-2 4 ms).
+    pub pace_min_base_rtt: f64,
+    /// baseRTT aging, seconds; 0 = never aged.
+    pub base_rtt_max_age: f64,
+    /// Window arithmetic: `float` (ns-2 double) or `linux` (integer with carry).
+    pub growth: GrowthMode,
+}
+
+impl Default for FastParams {
+    fn default() -> Self {
+        FastParams {
+            alpha: 100.0,
+            beta: None,
+            gamma: 0.5,
+            update_interval: 0.01,
+            every_other_rtt: true,
+            mi_threshold: 0.00075,
+            avg_rtt_filter: AvgRttFilter::Ns2,
+            avg_rtt_gain_scale: 3.0,
+            max_growth: 2.0,
+            min_cwnd: 2.0,
+            loss_beta: 0.5,
+            rto_cwnd: 2.0,
+            pace_increases: true,
+            pace_min_base_rtt: 0.004,
+            base_rtt_max_age: 0.0,
+            growth: GrowthMode::Float,
+        }
+    }
+}
+
+impl ParamSet for FastParams {
+    const DOCS: &'static [ParamDoc] = &[
+        ParamDoc {
+            name: "alpha",
+            doc: "packets kept queued at equilibrium (ns-2 alpha_; default 100 unconfirmed)",
+        },
+        ParamDoc {
+            name: "beta",
+            doc: "upper edge of the no-update queue band, packets; null = alpha (ns-2 sets beta_ = alpha_)",
+        },
+        ParamDoc {
+            name: "gamma",
+            doc: "weight of the new target per update, (0, 1] (ns-2 and papers 0.5)",
+        },
+        ParamDoc {
+            name: "update_interval",
+            doc: "period of FAST's update timer and minimum update spacing, seconds (10 ms; unconfirmed)",
+        },
+        ParamDoc {
+            name: "every_other_rtt",
+            doc: "update only in every other RTT period (ns-2 >= 1.1.3, Linux prototype: true)",
+        },
+        ParamDoc {
+            name: "mi_threshold",
+            doc: "queueing delay below which cwnd grows per ACK, seconds (0.00075 unconfirmed; fairness study 0.0015)",
+        },
+        ParamDoc {
+            name: "avg_rtt_filter",
+            doc: "avgRTT EWMA weight: \"ns2\" min(scale/cwnd, 1/256) or \"paper\" min(scale/cwnd, 1/4)",
+        },
+        ParamDoc {
+            name: "avg_rtt_gain_scale",
+            doc: "numerator of the EWMA weight scale/cwnd (3)",
+        },
+        ParamDoc {
+            name: "max_growth",
+            doc: "largest factor one update may grow cwnd by (paper 2)",
+        },
+        ParamDoc {
+            name: "min_cwnd",
+            doc: "smallest window an update sets, packets (ns-2 2)",
+        },
+        ParamDoc {
+            name: "loss_beta",
+            doc: "fraction of cwnd kept after a loss, ssthresh and cwnd (ns-2 0.5)",
+        },
+        ParamDoc {
+            name: "rto_cwnd",
+            doc: "cwnd after a retransmission timeout, packets (ns-2 2; standard 1)",
+        },
+        ParamDoc {
+            name: "pace_increases",
+            doc: "spread increases over the next update interval's ACKs (ns-2 true)",
+        },
+        ParamDoc {
+            name: "pace_min_base_rtt",
+            doc: "baseRTT below which increases are applied at once, seconds (ns-2 0.004)",
+        },
+        ParamDoc {
+            name: "base_rtt_max_age",
+            doc: "baseRTT aging, seconds; 0 = never aged",
+        },
+        ParamDoc {
+            name: "growth",
+            doc: "window arithmetic: \"float\" (ns-2 double) or \"linux\" (integer, fraction carried)",
+        },
+    ];
+    fn validate(&self) -> Result<(), ParamError> {
+        check_range("alpha", self.alpha, 0.0, 1e9)?;
+        if let Some(beta) = self.beta {
+            check_range("beta", beta, self.alpha, 1e9)?;
+        }
+        check_range_open_low("gamma", self.gamma, 0.0, 1.0)?;
+        check_range_open_low("update_interval", self.update_interval, 0.0, 1e3)?;
+        check_range("mi_threshold", self.mi_threshold, 0.0, 1e3)?;
+        check_range_open_low("avg_rtt_gain_scale", self.avg_rtt_gain_scale, 0.0, 1e9)?;
+        check_range("max_growth", self.max_growth, 1.0, 1e9)?;
+        check_range("min_cwnd", self.min_cwnd, 1.0, 1e9)?;
+        check_range_open_low("loss_beta", self.loss_beta, 0.0, 1.0)?;
+        check_range("rto_cwnd", self.rto_cwnd, 1.0, 1e9)?;
+        check_range("pace_min_base_rtt", self.pace_min_base_rtt, 0.0, 1e3)?;
+        check_range("base_rtt_max_age", self.base_rtt_max_age, 0.0, 1e6)
+    }
+}
+
+/// Per-flow FAST TCP state.
+#[derive(Clone, Debug)]
+pub struct Fast {
+    params: FastParams,
+    base_rtt: MinRtt,
+    /// EWMA of the RTT samples, seconds.
+    avg_rtt: Option<f64>,
+    /// RTT periods seen so far.
+    period: u64,
+    /// The current period ends with the first ACK beyond this sequence number.
+    period_end: u64,
+    /// cwnd at the start of the current period (the window now being acked).
+    w_old: f64,
+    /// ACKs in the current period so far.
+    acks_in_period: u32,
+    /// ACKs in the previous period.
+    acks_last_period: u32,
+    /// Period of the latest update.
+    burst: Option<u64>,
+    /// First period in which a new run of updates may start.
+    earliest: u64,
+    /// Time of the latest update or MI step.
+    last_update: Option<Time>,
+    /// Window a paced increase is heading for, packets.
+    pace_target: f64,
+    /// Increase per packet acked while pacing (0 = not pacing).
+    pace_step: f64,
+    /// Paced increase not yet applied as whole packets (`growth = linux`).
+    pace_credit: f64,
+    /// Fractions dropped by integer updates, carried (`growth = linux`).
+    remainder: f64,
+}
+
+impl Fast {
+    /// baseRTT, if a sample was taken.
+    pub fn base_rtt(&self) -> Option<Time> {
+        self.base_rtt.get()
+    }
+
+    /// avgRTT in seconds, if a sample was taken.
+    pub fn avg_rtt(&self) -> Option<f64> {
+        self.avg_rtt
+    }
+
+    /// Whether FAST is in multiplicative-increase mode (queueing delay below
+    /// `mi_threshold`, or no RTT sample yet).
+    pub fn in_mi_mode(&self) -> bool {
+        match (self.base_rtt.get(), self.avg_rtt) {
+            (Some(base), Some(avg)) => avg - base.secs() < self.params.mi_threshold,
+            _ => true,
+        }
+    }
+
+    fn interval(&self) -> Time {
+        Time::from_secs_f64(self.params.update_interval)
+    }
+
+    /// Window updates may run in the current period.
+    fn gate_open(&self) -> bool {
+        self.burst == Some(self.period) || self.period >= self.earliest
+    }
+
+    /// Records an update in the current period at `now`.
+    fn note_update(&mut self, now: Time) {
+        self.burst = Some(self.period);
+        self.earliest = if self.params.every_other_rtt {
+            self.period + 2
+        } else {
+            self.period
+        };
+        self.last_update = Some(now);
+    }
+
+    /// Starts measuring afresh: the period now running covers packets sent
+    /// before this moment, so no update until the next one.
+    fn restart_periods(&mut self, tcb: &Tcb) {
+        self.period_end = tcb.snd_nxt;
+        self.burst = None;
+        self.earliest = self.period + 1;
+        self.pace_step = 0.0;
+    }
+
+    /// Rounds an update's target to whole packets, carrying the fraction (ns-2
+    /// `high_accuracy_cwnd_` 1).
+    fn integral(&mut self, target: f64) -> f64 {
+        self.remainder += target - target.floor();
+        let mut w = target.floor();
+        if self.remainder > 1.0 {
+            w += 1.0;
+            self.remainder -= 1.0;
+        }
+        w
+    }
+
+    /// Applies the paced increase due for `acked` packets.
+    fn pace(&mut self, tcb: &mut Tcb, acked: u32) {
+        let add = self.pace_step * f64::from(acked);
+        match self.params.growth {
+            GrowthMode::Float => tcb.cwnd = (tcb.cwnd + add).min(self.pace_target),
+            GrowthMode::Linux => {
+                self.pace_credit += add;
+                while self.pace_credit >= 1.0 && tcb.cwnd < self.pace_target {
+                    tcb.cwnd += 1.0;
+                    self.pace_credit -= 1.0;
+                }
+            }
+        }
+        if tcb.cwnd >= self.pace_target {
+            self.pace_step = 0.0;
+        }
+    }
+}
+
+impl NamedAlgorithm for Fast {
+    const NAME: &'static str = "fast";
+    const SUMMARY: &'static str =
+        "FAST TCP: delay-based, keeps alpha packets queued (ns-2 CUBIN module v1.1.3)";
+    type Params = FastParams;
+    fn new(params: FastParams) -> Self {
+        let base_rtt = MinRtt::new(Time::from_secs_f64(params.base_rtt_max_age));
+        Fast {
+            params,
+            base_rtt,
+            avg_rtt: None,
+            period: 0,
+            period_end: 0,
+            w_old: 0.0,
+            acks_in_period: 0,
+            acks_last_period: 0,
+            burst: None,
+            earliest: 1,
+            last_update: None,
+            pace_target: 0.0,
+            pace_step: 0.0,
+            pace_credit: 0.0,
+            remainder: 0.0,
+        }
+    }
+}
+
+impl CongestionControl for Fast {
+    fn init(&mut self, tcb: &mut Tcb) {
+        self.base_rtt.reset();
+        self.avg_rtt = None;
+        self.period = 0;
+        self.w_old = tcb.cwnd;
+        self.acks_in_period = 0;
+        self.acks_last_period = 0;
+        self.last_update = None;
+        self.pace_credit = 0.0;
+        self.remainder = 0.0;
+        self.restart_periods(tcb);
+    }
+
+    fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
+        let w = tcb.cwnd * self.params.loss_beta;
+        let w = match self.params.growth {
+            GrowthMode::Float => w,
+            GrowthMode::Linux => w.floor(),
+        };
+        w.max(2.0)
+    }
+
+    fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
+        if tcb.snd_una > self.period_end {
+            self.period += 1;
+            self.period_end = tcb.snd_nxt;
+            self.w_old = tcb.cwnd;
+            self.acks_last_period = self.acks_in_period;
+            self.acks_in_period = 0;
+        }
+        self.acks_in_period += 1;
+        if matches!(tcb.ca_state, CaState::Recovery | CaState::Cwr) {
+            return;
+        }
+        if let Some(rtt) = sample.rtt {
+            self.base_rtt.update(tcb.now, rtt);
+            let r = rtt.secs();
+            self.avg_rtt = Some(match self.avg_rtt {
+                None => r,
+                Some(avg) => {
+                    let cap = match self.params.avg_rtt_filter {
+                        AvgRttFilter::Ns2 => NS2_WEIGHT_CAP,
+                        AvgRttFilter::Paper => PAPER_WEIGHT_CAP,
+                    };
+                    let weight = (self.params.avg_rtt_gain_scale / tcb.cwnd.max(1.0)).min(cap);
+                    avg + weight * (r - avg)
+                }
+            });
+        }
+    }
+
+    fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+        if tcb.ca_state != CaState::Open {
+            if tcb.in_slow_start() {
+                slow_start(tcb, ack.acked);
+            }
+            return;
+        }
+        if self.in_mi_mode() {
+            tcb.cwnd = (tcb.cwnd + f64::from(ack.acked)).min(tcb.cwnd_clamp);
+            self.last_update = Some(tcb.now);
+            self.pace_step = 0.0;
+            return;
+        }
+        if self.pace_step > 0.0 {
+            self.pace(tcb, ack.acked);
+        }
+    }
+
+    fn set_state(&mut self, tcb: &mut Tcb, new_state: CaState) {
+        if new_state == CaState::Open {
+            self.restart_periods(tcb);
+        }
+    }
+
+    fn cwnd_event(&mut self, tcb: &mut Tcb, event: CwndEvent) {
+        if event == CwndEvent::Loss {
+            tcb.cwnd = self.params.rto_cwnd.min(tcb.cwnd_clamp);
+            self.pace_step = 0.0;
+        }
+    }
+
+    fn timer_period(&self) -> Option<Time> {
+        Some(self.interval())
+    }
+
+    fn on_timer(&mut self, tcb: &mut Tcb) {
+        if tcb.ca_state != CaState::Open || self.in_mi_mode() || !self.gate_open() {
+            return;
+        }
+        if self
+            .last_update
+            .is_some_and(|t| tcb.now.saturating_sub(t) < self.interval())
+        {
+            return;
+        }
+        let (Some(base), Some(avg)) = (self.base_rtt.get(), self.avg_rtt) else {
+            return;
+        };
+        let base = base.secs();
+        self.note_update(tcb.now);
+        let p = &self.params;
+        let queued = self.w_old * (avg - base) / avg;
+        if queued >= p.alpha && queued < p.beta.unwrap_or(p.alpha) {
+            return;
+        }
+        let mut target = (1.0 - p.gamma) * tcb.cwnd + p.gamma * (base / avg * self.w_old + p.alpha);
+        target = target.min(p.max_growth * tcb.cwnd).max(p.min_cwnd);
+        if p.growth == GrowthMode::Linux {
+            target = self.integral(target);
+        }
+        let target = target.min(tcb.cwnd_clamp);
+        let p = &self.params;
+        self.pace_step = 0.0;
+        if target > tcb.cwnd && p.pace_increases && base >= p.pace_min_base_rtt {
+            let acks = (f64::from(self.acks_last_period) * p.update_interval / avg).max(1.0);
+            self.pace_target = target;
+            self.pace_step = (target - tcb.cwnd) / acks;
+            self.pace_credit = 0.0;
+        } else {
+            tcb.cwnd = target;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Harness;
+    use crate::UNLIMITED;
+
+    const BASE: Time = Time::from_ms(100);
+    const RATE: f64 = 1000.0;
+
+    fn fast(p: FastParams) -> Fast {
+        Fast::new(p)
+    }
+
+    /// Plain update rule: no MI, no pacing.
+    fn plain() -> FastParams {
+        FastParams {
+            alpha: 20.0,
+            mi_threshold: 0.0,
+            pace_increases: false,
+            ..FastParams::default()
+        }
+    }
+
+    /// Runs rounds until `n` window changes were seen; returns the windows.
+    fn updates(h: &mut Harness<Fast>, n: usize) -> Vec<f64> {
+        let mut seen = vec![h.tcb.cwnd];
+        while seen.len() <= n {
+            h.round();
+            if h.tcb.cwnd != *seen.last().unwrap() {
+                seen.push(h.tcb.cwnd);
+            }
+        }
+        seen
+    }
+
+    /// A bottleneck flow (BDP 100 packets, no buffer limit) that learned
+    /// baseRTT at cwnd = BDP and was then set to `w`; updates every 2 s,
+    /// paper EWMA so avgRTT settles between updates.
+    fn perturbed(gamma: f64, w: f64) -> Harness<Fast> {
+        let p = FastParams {
+            gamma,
+            update_interval: 2.0,
+            avg_rtt_filter: AvgRttFilter::Paper,
+            ..plain()
+        };
+        let mut h =
+            Harness::new(fast(p), 100.0, UNLIMITED).with_bottleneck(BASE, RATE, f64::INFINITY);
+        h.rounds(3);
+        assert_eq!(h.cc.base_rtt(), Some(BASE));
+        h.tcb.cwnd = w;
+        h
+    }
+
+    #[test]
+    fn error_to_the_fixed_point_shrinks_by_one_minus_gamma_per_update() {
+        // spec fact 12: with the queue responding to the window, baseRTT/avgRTT
+        // * w = BDP, so each update moves w to (1-g) w + g (BDP + alpha): the
+        // error to w* = BDP + alpha = 120 shrinks by (1 - gamma) exactly
+        // (while cwnd is whole, so the sent window equals cwnd).
+        let mut h = perturbed(0.5, 184.0);
+        let ws = updates(&mut h, 7);
+        let errors: Vec<f64> = ws.iter().map(|w| w - 120.0).collect();
+        let expected = [64.0, 32.0, 16.0, 8.0, 4.0, 2.0, 1.0, 0.5];
+        for (e, x) in errors.iter().zip(expected) {
+            assert!((e - x).abs() < 1e-6, "errors {errors:?}");
+        }
+        let mut h = perturbed(0.25, 184.0);
+        let ws = updates(&mut h, 3);
+        let errors: Vec<f64> = ws.iter().map(|w| w - 120.0).collect();
+        for (e, x) in errors.iter().zip([64.0, 48.0, 36.0, 27.0]) {
+            assert!((e - x).abs() < 1e-6, "errors {errors:?}");
+        }
+    }
+
+    #[test]
+    fn equilibrium_keeps_alpha_packets_queued() {
+        // spec fact 12: w* = alpha / (1 - baseRTT/avgRTT), backlog = alpha.
+        let mut h = perturbed(0.5, 184.0);
+        h.run_for(Time::from_secs(40));
+        let base = h.cc.base_rtt().unwrap().secs();
+        let avg = h.cc.avg_rtt().unwrap();
+        let w_star = 20.0 / (1.0 - base / avg);
+        assert!((w_star - 120.0).abs() < 1e-6, "w* {w_star}");
+        assert!((120.0..120.5).contains(&h.tcb.cwnd), "cwnd {}", h.tcb.cwnd);
+        assert_eq!(h.tcb.cwnd.floor() - h.bdp(), 20.0);
+        assert_eq!(h.losses, 0);
+    }
+
+    #[test]
+    fn updates_run_in_every_other_rtt() {
+        // spec 8: every other RTT with minimum spacing update_interval. Fixed
+        // RTT 100 ms, 10 ms ticks: the 10 ticks of one RTT period each move
+        // cwnd halfway to w_old + alpha (w_old = cwnd at the period start),
+        // leaving 20/1024 of the step; the next period is frozen.
+        let mut h = Harness::new(fast(plain()), 100.0, UNLIMITED).with_rtt(BASE);
+        let mut ws = Vec::new();
+        for _ in 0..5 {
+            h.round();
+            ws.push(h.tcb.cwnd);
+        }
+        let a = 120.0 - 20.0 / 1024.0;
+        let b = a + 20.0 - 20.0 / 1024.0;
+        let c = b + 20.0 - 20.0 / 1024.0;
+        assert_eq!(ws, vec![a, a, b, b, c]);
+        // Every RTT (ns-2 before 1.1.3): each period updates.
+        let p = FastParams {
+            every_other_rtt: false,
+            ..plain()
+        };
+        let mut h = Harness::new(fast(p), 100.0, UNLIMITED).with_rtt(BASE);
+        h.rounds(2);
+        assert_eq!(h.tcb.cwnd, b);
+    }
+
+    #[test]
+    fn long_update_interval_is_not_starved_by_parity() {
+        // A tick every 200 ms = 2 RTTs: relative parity lets every tick update.
+        let p = FastParams {
+            update_interval: 0.2,
+            ..plain()
+        };
+        let mut h = Harness::new(fast(p), 100.0, UNLIMITED).with_rtt(BASE);
+        let ws = updates(&mut h, 3);
+        assert_eq!(ws, vec![100.0, 110.0, 120.0, 130.0]);
+        assert!(h.now() <= Time::from_ms(700));
+    }
+
+    #[test]
+    fn multiplicative_increase_while_queueing_delay_is_small() {
+        // spec 8 / ns-2: avgRTT - baseRTT < mi_threshold -> cwnd += 1 per
+        // packet acked: without queueing, cwnd doubles every RTT.
+        let mut h = Harness::new(fast(FastParams::default()), 10.0, UNLIMITED).with_rtt(BASE);
+        for n in 1..=5 {
+            h.round();
+            assert_eq!(h.tcb.cwnd, 10.0 * 2f64.powi(n));
+        }
+    }
+
+    #[test]
+    fn multiplicative_increase_stops_at_mi_threshold() {
+        // ns-2 EWMA weight 1/256 (cwnd < 768): after base = avg = 100 ms, samples
+        // of 110 ms give avg - base = 10 ms * (1 - (255/256)^k), first >= 0.75
+        // ms at k = ceil(ln(1 - 0.075) / ln(255/256)) = 20. MI adds 1 for the
+        // first ACK and the next 19; none from the 20th on.
+        let mut h = Harness::new(fast(FastParams::default()), 10.0, UNLIMITED);
+        let k = ((1.0f64 - 0.075).ln() / (255.0f64 / 256.0).ln()).ceil() as u32;
+        assert_eq!(k, 20);
+        h.ack(1, Some(BASE));
+        assert_eq!(h.tcb.cwnd, 11.0);
+        for _ in 1..k {
+            h.ack(1, Some(Time::from_ms(110)));
+        }
+        assert!(h.cc.in_mi_mode());
+        assert_eq!(h.tcb.cwnd, 10.0 + f64::from(k));
+        for _ in 0..10 {
+            h.ack(1, Some(Time::from_ms(110)));
+        }
+        assert!(!h.cc.in_mi_mode());
+        assert_eq!(h.tcb.cwnd, 10.0 + f64::from(k));
+    }
+
+    #[test]
+    fn avg_rtt_weight_is_min_of_three_over_w_and_the_cap() {
+        // spec 8: ns-2 min(3/w, 1/256), paper min(3/w, 1/4).
+        let step = |filter, w: f64| {
+            let p = FastParams {
+                avg_rtt_filter: filter,
+                ..FastParams::default()
+            };
+            let mut h = Harness::new(fast(p), w, UNLIMITED);
+            h.ack(1, Some(BASE));
+            h.tcb.cwnd = w;
+            h.ack(1, Some(Time::from_ms(200)));
+            (h.cc.avg_rtt().unwrap() - 0.1) / 0.1
+        };
+        assert!((step(AvgRttFilter::Ns2, 100.0) - 1.0 / 256.0).abs() < 1e-12);
+        assert!((step(AvgRttFilter::Ns2, 3000.0) - 1.0 / 1000.0).abs() < 1e-12);
+        assert!((step(AvgRttFilter::Paper, 100.0) - 0.03).abs() < 1e-12);
+        assert!((step(AvgRttFilter::Paper, 4.0) - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn increases_are_paced_over_the_next_interval() {
+        // ns-2 fast_pace: the step to 110 computed at the 200 ms tick (w_old
+        // 100, fixed RTT: target = 100 + gamma alpha) is spread over the
+        // 100 x 0.2/0.1 = 200 ACKs expected before the next tick.
+        let p = FastParams {
+            update_interval: 0.2,
+            every_other_rtt: false,
+            pace_increases: true,
+            ..plain()
+        };
+        let mut h = Harness::new(fast(p.clone()), 100.0, UNLIMITED).with_rtt(BASE);
+        h.rounds(2);
+        assert!((h.tcb.cwnd - 100.05).abs() < 1e-9, "{}", h.tcb.cwnd);
+        h.round();
+        assert!((h.tcb.cwnd - 105.05).abs() < 1e-9, "{}", h.tcb.cwnd);
+        h.round();
+        assert_eq!(h.tcb.cwnd, 110.0, "reached the target, not beyond");
+        // Not paced with baseRTT under 4 ms (ns-2).
+        let mut h = Harness::new(fast(p), 100.0, UNLIMITED).with_rtt(Time::from_ms(2));
+        h.rounds(100);
+        assert_eq!(h.tcb.cwnd, 110.0);
+    }
+
+    #[test]
+    fn linux_growth_keeps_the_window_whole() {
+        // ns-2 high_accuracy_cwnd_ 1: integer targets, fractions carried.
+        let p = FastParams {
+            growth: GrowthMode::Linux,
+            ..plain()
+        };
+        let mut h = Harness::new(fast(p), 100.0, UNLIMITED).with_rtt(BASE);
+        h.rounds(5);
+        assert_eq!(h.tcb.cwnd, h.tcb.cwnd.floor());
+        assert!((158.0..=160.0).contains(&h.tcb.cwnd), "{}", h.tcb.cwnd);
+    }
+
+    #[test]
+    fn loss_halves_cwnd_and_ssthresh() {
+        // spec 8: 3 dupACKs -> ssthresh = cwnd/2, cwnd = cwnd/2 (float window).
+        let mut h = Harness::new(fast(plain()), 201.0, UNLIMITED).with_rtt(BASE);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 100.5);
+        assert_eq!(h.tcb.cwnd, 100.5);
+        // RTO: ssthresh halved, cwnd = 2 (ns-2 slowstart_).
+        h.tcb.cwnd = 80.0;
+        h.rto();
+        assert_eq!(h.tcb.ssthresh, 40.0);
+        assert_eq!(h.tcb.cwnd, 2.0);
+    }
+
+    #[test]
+    fn nothing_updates_outside_open() {
+        // spec 1.12: the timer update and the estimators pause in Recovery.
+        let p = FastParams {
+            every_other_rtt: false,
+            ..plain()
+        };
+        let mut h = Harness::new(fast(p), 100.0, UNLIMITED).with_rtt(BASE);
+        h.round();
+        let (w, avg) = (h.tcb.cwnd, h.cc.avg_rtt());
+        h.cc.set_state(&mut h.tcb, CaState::Recovery);
+        h.tcb.ca_state = CaState::Recovery;
+        let t = h.now() + Time::from_ms(50);
+        h.advance_to(t);
+        h.ack(1, Some(Time::from_ms(300)));
+        assert_eq!(h.tcb.cwnd, w);
+        assert_eq!(h.cc.avg_rtt(), avg);
+        // Back in Open, the period covering pre-recovery packets is skipped.
+        h.cc.set_state(&mut h.tcb, CaState::Open);
+        h.tcb.ca_state = CaState::Open;
+        h.tcb.snd_nxt = h.tcb.snd_una + 50;
+        h.cc.on_timer(&mut h.tcb);
+        assert_eq!(h.tcb.cwnd, w);
+    }
+
+    #[test]
+    fn fairness_study_overrides_build() {
+        // studies.md `fairness`: alpha = beta per topology, gamma 0.5, update
+        // period 10/30/100 ms, mi_threshold 0.0015.
+        let a = crate::build(
+            "fast",
+            &serde_json::json!({"alpha": 4166, "beta": 4166, "gamma": 0.5,
+                                "update_interval": 0.03, "mi_threshold": 0.0015}),
+        )
+        .unwrap();
+        assert_eq!(a.timer_period(), Some(Time::from_ms(30)));
+        let e = crate::build("fast", &serde_json::json!({"alpha": 50, "beta": 10})).unwrap_err();
+        assert_eq!(e.field, "beta");
+    }
+}
