@@ -77,3 +77,61 @@ fn africa_and_fusion_fill_a_long_fat_pipe() {
         assert!(util > 0.85, "{algo}: utilization {util}");
     }
 }
+
+#[test]
+fn two_vegas_flows_keep_a_few_packets_each() {
+    // spec fact 11: each Vegas flow keeps alpha..beta (2..4, Linux diff) packets
+    // queued, so two flows hold about 4..10 and never overflow a larger buffer.
+    // (They start together: a flow starting into a standing queue takes that
+    // queue for propagation delay, Vegas' known baseRTT error.)
+    let flows = r#"{"algorithm": "vegas", "rtt_ms": 40}, {"algorithm": "vegas", "rtt_ms": 40}"#;
+    let r = run(&dumbbell(60.0, 50.0, 5.0, r#"{"packets": 200}"#, flows, ""));
+    let q = mean_queue(&r, "R1->R2", 20.0, 60.0);
+    assert!((3.0..=12.0).contains(&q), "mean queue {q}");
+    assert_eq!(drops_between(&r, "R1->R2", 20.0, 60.0), 0);
+    let util = (goodput(&r, 0, 20.0, 60.0) + goodput(&r, 1, 20.0, 60.0)) / 50e6;
+    assert!(util > 0.9, "utilization {util}");
+}
+
+#[test]
+fn fast_holds_alpha_packets_in_the_queue_without_loss() {
+    // Issue 4: one FAST flow with alpha = 200 packets keeps about 200 queued.
+    let flows = r#"{"algorithm": "fast", "rtt_ms": 60, "params": {"alpha": 200, "beta": 200}}"#;
+    let r = run(&dumbbell(
+        60.0,
+        100.0,
+        5.0,
+        r#"{"packets": 2000}"#,
+        flows,
+        "",
+    ));
+    let q = mean_queue(&r, "R1->R2", 30.0, 60.0);
+    assert!((150.0..=250.0).contains(&q), "mean queue {q}");
+    assert_eq!(drops_between(&r, "R1->R2", 30.0, 60.0), 0);
+}
+
+#[test]
+fn westwood_sets_its_window_to_the_estimated_pipe_after_a_loss() {
+    // spec fact 13: with a buffer of 3 BDP, Reno's post-loss window is
+    // (BDP + B)/2 = 2 BDP, Westwood+'s is BWE x RTTmin = BDP (333 packets).
+    let r = one_flow("westwood", 100.0, 40.0, 200.0, r#"{"bdp": 3.0}"#);
+    let bdp = 100e6 * 0.04 / 12000.0;
+    let s = &r.flow_series;
+    let low = (0..s.time.len())
+        .filter(|&k| s.time[k] > 50.0)
+        .map(|k| s.cwnd[k])
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        (low - bdp).abs() < 0.1 * bdp,
+        "post-loss cwnd {low}, BDP {bdp}"
+    );
+    let util = goodput(&r, 0, 50.0, 200.0) / 100e6;
+    assert!(util > 0.9, "utilization {util}");
+}
+
+#[test]
+fn illinois_fills_the_pipe() {
+    let r = one_flow("illinois", 200.0, 100.0, 60.0, r#"{"bdp": 1.0}"#);
+    let util = goodput(&r, 0, 20.0, 60.0) / 200e6;
+    assert!(util > 0.9, "utilization {util}");
+}
