@@ -31,6 +31,7 @@ pub mod testing;
 pub mod time;
 
 pub mod reno;
+pub mod scalable;
 
 pub use params::{ParamDoc, ParamError, ParamSet};
 pub use registry::{build, catalog, Algorithm, AlgorithmInfo};

@@ -105,6 +105,7 @@ macro_rules! algorithms {
 // One line per algorithm: `Variant => module::Type`.
 algorithms! {
     Reno => crate::reno::Reno,
+    Scalable => crate::scalable::Scalable,
 }
 
 #[cfg(test)]
