@@ -30,6 +30,7 @@ pub mod registry;
 pub mod testing;
 pub mod time;
 
+pub mod highspeed;
 pub mod reno;
 pub mod scalable;
 

@@ -106,6 +106,7 @@ macro_rules! algorithms {
 algorithms! {
     Reno => crate::reno::Reno,
     Scalable => crate::scalable::Scalable,
+    HighSpeed => crate::highspeed::HighSpeed,
 }
 
 #[cfg(test)]
