@@ -31,6 +31,7 @@ pub mod testing;
 pub mod time;
 
 pub mod highspeed;
+pub mod htcp;
 pub mod reno;
 pub mod scalable;
 

@@ -107,6 +107,7 @@ algorithms! {
     Reno => crate::reno::Reno,
     Scalable => crate::scalable::Scalable,
     HighSpeed => crate::highspeed::HighSpeed,
+    Htcp => crate::htcp::Htcp,
 }
 
 #[cfg(test)]
