@@ -24,6 +24,7 @@
 //! are the algorithm's named, overridable constants (defaults from
 //! spec/algorithms.md), and is listed once in [`registry`].
 
+pub mod bic;
 pub mod common;
 pub mod params;
 pub mod registry;

@@ -108,6 +108,7 @@ algorithms! {
     Scalable => crate::scalable::Scalable,
     HighSpeed => crate::highspeed::HighSpeed,
     Htcp => crate::htcp::Htcp,
+    Bic => crate::bic::Bic,
 }
 
 #[cfg(test)]
