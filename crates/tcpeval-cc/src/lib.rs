@@ -26,6 +26,7 @@
 
 pub mod bic;
 pub mod common;
+pub mod cubic;
 pub mod params;
 pub mod registry;
 pub mod testing;

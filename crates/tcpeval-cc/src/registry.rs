@@ -109,6 +109,7 @@ algorithms! {
     HighSpeed => crate::highspeed::HighSpeed,
     Htcp => crate::htcp::Htcp,
     Bic => crate::bic::Bic,
+    Cubic => crate::cubic::Cubic,
 }
 
 #[cfg(test)]
