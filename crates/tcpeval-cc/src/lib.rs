@@ -24,14 +24,14 @@
 //! are the algorithm's named, overridable constants (defaults from
 //! spec/algorithms.md), and is listed once in [`registry`].
 
-pub mod bic;
 pub mod common;
-pub mod cubic;
 pub mod params;
 pub mod registry;
 pub mod testing;
 pub mod time;
 
+pub mod bic;
+pub mod cubic;
 pub mod highspeed;
 pub mod htcp;
 pub mod reno;
