@@ -77,6 +77,21 @@ pub fn additive_increase(tcb: &mut Tcb, mode: GrowthMode, w: f64, acked: u32) {
     tcb.cwnd = tcb.cwnd.min(tcb.cwnd_clamp);
 }
 
+/// `floor(x * f)` without the binary-rounding trap of `f64` fractions:
+/// `0.7 * 90` is `62.99999999999999` in binary floating point, so a plain
+/// `floor` would give 62 where the rule means 63. A product within a relative
+/// 1e-12 of an integer is taken as that integer. Used for the multiplicative
+/// decreases `floor(cwnd * beta)` of the Linux-form algorithms.
+pub fn floor_product(x: f64, f: f64) -> f64 {
+    let y = x * f;
+    let r = y.round();
+    if (y - r).abs() <= 1e-12 * y.abs().max(1.0) {
+        r
+    } else {
+        y.floor()
+    }
+}
+
 /// Reno's slow-start threshold after a loss: `max(floor(cwnd * beta), 2)`
 /// (Linux `tcp_reno_ssthresh` with beta = 1/2; spec section 2).
 pub fn reno_ssthresh(tcb: &Tcb, beta: f64) -> f64 {
@@ -341,6 +356,19 @@ mod tests {
         let mut t = tcb(10.0, 5.0);
         additive_increase(&mut t, GrowthMode::Float, 10.0, 5);
         assert!((t.cwnd - 10.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn floor_product_is_exact_on_integral_products() {
+        // 0.7 * 90 is 62.999... in f64; the decrease rule means floor(63.0) = 63.
+        let beta = std::hint::black_box(0.7_f64);
+        assert_eq!((90.0 * beta).floor(), 62.0);
+        assert_eq!(floor_product(90.0, beta), 63.0);
+        assert_eq!(floor_product(340.0, beta), 238.0);
+        assert_eq!(floor_product(517.0, 0.7), 361.0);
+        assert_eq!(floor_product(100.0, 0.8), 80.0);
+        assert_eq!(floor_product(99.0, 0.8), 79.0);
+        assert_eq!(floor_product(1e6 + 1.0, 0.125), 125_000.0);
     }
 
     #[test]

@@ -31,11 +31,16 @@ pub mod testing;
 pub mod time;
 
 pub mod africa;
+pub mod bic;
 pub mod compound;
+pub mod cubic;
 pub mod fast;
 pub mod fusion;
+pub mod highspeed;
+pub mod htcp;
 pub mod illinois;
 pub mod reno;
+pub mod scalable;
 pub mod vegas;
 pub mod westwood;
 pub mod yeah;

@@ -105,14 +105,19 @@ macro_rules! algorithms {
 // One line per algorithm: `Variant => module::Type`.
 algorithms! {
     Reno => crate::reno::Reno,
-    Africa => crate::africa::Africa,
-    Yeah => crate::yeah::Yeah,
-    Compound => crate::compound::Compound,
-    Fusion => crate::fusion::Fusion,
-    Fast => crate::fast::Fast,
+    Scalable => crate::scalable::Scalable,
+    HighSpeed => crate::highspeed::HighSpeed,
+    Htcp => crate::htcp::Htcp,
+    Bic => crate::bic::Bic,
+    Cubic => crate::cubic::Cubic,
     Vegas => crate::vegas::Vegas,
-    Illinois => crate::illinois::Illinois,
+    Fast => crate::fast::Fast,
     Westwood => crate::westwood::Westwood,
+    Africa => crate::africa::Africa,
+    Compound => crate::compound::Compound,
+    Illinois => crate::illinois::Illinois,
+    Fusion => crate::fusion::Fusion,
+    Yeah => crate::yeah::Yeah,
 }
 
 #[cfg(test)]

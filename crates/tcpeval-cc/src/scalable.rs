@@ -1,0 +1,303 @@
+//! Scalable TCP (T. Kelly, "Scalable TCP: Improving Performance in Highspeed
+//! Wide Area Networks", CCR 2003; Linux `net/ipv4/tcp_scalable.c`;
+//! spec/algorithms.md section 3).
+//!
+//! Multiplicative increase, multiplicative decrease above a legacy window:
+//! each delivered packet adds `a` (so the window grows by the factor `1 + a`
+//! per RTT), a loss keeps `1 - b` of the window. At or below the legacy
+//! window `ai_cnt` the increase is Reno's (+1 packet per RTT).
+//!
+//! Two arithmetic forms (`growth`):
+//! * `linux` (default): modern `tcp_scalable.c`, integer cwnd with the
+//!   `cwnd_cnt` credit: `AI(min(cwnd, ai_cnt), acked)`, i.e. one packet per
+//!   `cwnd` packets at or below `ai_cnt` and one per `1/a` packets above it
+//!   (with the defaults `1/a = ai_cnt = 100`, exactly the kernel's
+//!   `TCP_SCALABLE_AI_CNT`); loss: `ssthresh = max(cwnd - floor(b * cwnd), 2)`
+//!   (`cwnd >> TCP_SCALABLE_MD_SCALE` with `b = 1/8`).
+//! * `float` (the paper's rule): `cwnd += a * acked` above `ai_cnt`,
+//!   `cwnd += acked / cwnd` at or below; loss: `ssthresh = max((1 - b) * cwnd, 2)`.
+//!
+//! Sources of the defaults: a = 0.01, b = 0.125 (Kelly 2003; Linux
+//! `TCP_SCALABLE_AI_CNT` 100 and `TCP_SCALABLE_MD_SCALE` 3, read from the
+//! kernel source). The legacy window is Linux's AI_CNT = 100 (modern kernels,
+//! per-packet counting). 2.6.x kernels used 50 with per-ACK counting (as do
+//! ns-3 `AIFactor` and ns-2 TCP-Linux); to replicate them set `ai_cnt = 50`
+//! and `a = 0.02` and run the sender in per-ACK mode with delayed ACKs. The
+//! paper's legacy window of 16 packets is spec-marked as not re-read from the
+//! paper and is not the default (spec section 18).
+//!
+//! Counting mode: growth is driven by `AckInfo::acked`, so the sender's
+//! per-ACK mode (acked = 1 per ACK) halves the per-RTT growth under delayed
+//! ACKs exactly as 2.6-era kernels did.
+
+use crate::common::{additive_increase, floor_product, slow_start, GrowthMode};
+use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
+use serde::{Deserialize, Serialize};
+
+/// Scalable TCP's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScalableParams {
+    /// Increase per delivered packet above the legacy window, packets
+    /// (Kelly 0.01; Linux 1/AI_CNT = 1/100).
+    pub a: f64,
+    /// Fraction of cwnd removed on a loss (Kelly 0.125; Linux 1/8).
+    pub b: f64,
+    /// Legacy window, packets: at or below it the increase is Reno's
+    /// (Linux AI_CNT 100; 2.6.x 50).
+    pub ai_cnt: u32,
+    /// Integer window with a counter (Linux) or floating point (paper).
+    pub growth: GrowthMode,
+}
+
+impl Default for ScalableParams {
+    fn default() -> Self {
+        ScalableParams {
+            a: 0.01,
+            b: 0.125,
+            ai_cnt: 100,
+            growth: GrowthMode::Linux,
+        }
+    }
+}
+
+impl ParamSet for ScalableParams {
+    const DOCS: &'static [ParamDoc] = &[
+        ParamDoc {
+            name: "a",
+            doc:
+                "increase per delivered packet above ai_cnt, packets (Kelly 0.01 = Linux 1/AI_CNT)",
+        },
+        ParamDoc {
+            name: "b",
+            doc: "fraction of cwnd removed on a loss (0.125 = Linux >> 3)",
+        },
+        ParamDoc {
+            name: "ai_cnt",
+            doc: "legacy window, packets: Reno increase at or below it (Linux 100; 2.6.x 50)",
+        },
+        ParamDoc {
+            name: "growth",
+            doc: "window arithmetic: \"linux\" (integer + counter) or \"float\" (paper)",
+        },
+    ];
+    fn validate(&self) -> Result<(), ParamError> {
+        check_range_open_low("a", self.a, 0.0, 1.0)?;
+        check_range_open_low("b", self.b, 0.0, 0.5)?;
+        check_range("ai_cnt", f64::from(self.ai_cnt), 1.0, 1e9)
+    }
+}
+
+/// Per-flow Scalable TCP state: none beyond the parameters.
+#[derive(Clone, Debug)]
+pub struct Scalable {
+    params: ScalableParams,
+}
+
+impl NamedAlgorithm for Scalable {
+    const NAME: &'static str = "scalable";
+    const SUMMARY: &'static str =
+        "Scalable TCP: MIMD, +1% per RTT above a 100-packet legacy window, -1/8 on loss";
+    type Params = ScalableParams;
+    fn new(params: ScalableParams) -> Self {
+        Scalable { params }
+    }
+}
+
+impl CongestionControl for Scalable {
+    fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
+        let p = &self.params;
+        match p.growth {
+            GrowthMode::Linux => (tcb.cwnd - floor_product(tcb.cwnd, p.b)).max(2.0),
+            GrowthMode::Float => (tcb.cwnd * (1.0 - p.b)).max(2.0),
+        }
+    }
+
+    fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
+        let mut acked = ack.acked;
+        if tcb.in_slow_start() {
+            acked = slow_start(tcb, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let p = &self.params;
+        let legacy = tcb.cwnd <= f64::from(p.ai_cnt);
+        match p.growth {
+            GrowthMode::Linux => {
+                let w = if legacy {
+                    tcb.cwnd
+                } else {
+                    (1.0 / p.a).round()
+                };
+                additive_increase(tcb, GrowthMode::Linux, w, acked);
+            }
+            GrowthMode::Float => {
+                let inc = if legacy { 1.0 / tcb.cwnd } else { p.a };
+                tcb.cwnd = (tcb.cwnd + inc * f64::from(acked)).min(tcb.cwnd_clamp);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Harness;
+    use crate::time::Time;
+
+    fn linux() -> Scalable {
+        Scalable::new(ScalableParams::default())
+    }
+
+    fn float() -> Scalable {
+        Scalable::new(ScalableParams {
+            growth: GrowthMode::Float,
+            ..ScalableParams::default()
+        })
+    }
+
+    /// Rounds of congestion avoidance until cwnd is back at `w` after one
+    /// loss at `w`; also the crossing interpolated on the log scale between
+    /// the last two rounds (the continuous recovery time).
+    fn recovery_rounds(cc: Scalable, w: f64) -> (u32, f64) {
+        let mut h = Harness::new(cc, w, 2.0).with_rtt(Time::from_ms(100));
+        h.fast_loss();
+        let mut n = 0;
+        let mut prev = h.tcb.cwnd;
+        loop {
+            h.round();
+            n += 1;
+            if h.tcb.cwnd >= w {
+                let frac = (w / prev).ln() / (h.tcb.cwnd / prev).ln();
+                return (n, f64::from(n - 1) + frac);
+            }
+            prev = h.tcb.cwnd;
+            assert!(n < 1000, "no recovery");
+        }
+    }
+
+    #[test]
+    fn reno_increase_at_or_below_the_legacy_window() {
+        // spec section 3: AI(min(cwnd, AI_CNT)) is Reno's +1/RTT for cwnd <= 100.
+        let mut h = Harness::new(linux(), 90.0, 10.0).with_rtt(Time::from_ms(100));
+        for n in 1..=10 {
+            h.round();
+            assert_eq!(h.tcb.cwnd, 90.0 + f64::from(n));
+        }
+        // The float form is Reno's float rule there (spec 1.2).
+        let mut h = Harness::new(float(), 50.0, 10.0).with_rtt(Time::from_ms(100));
+        h.round();
+        let expected: f64 = (0..50).fold(50.0, |w: f64, _| w + 1.0 / w);
+        assert!((h.tcb.cwnd - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_percent_per_rtt_above_the_legacy_window() {
+        // spec section 3 / fact 6: +a per packet = x(1 + a) per RTT, a = 0.01.
+        // Linux form: 1000 packets acked at one packet per 100 -> +10 exactly.
+        let mut h = Harness::new(linux(), 1000.0, 10.0).with_rtt(Time::from_ms(100));
+        h.round();
+        assert_eq!(h.tcb.cwnd, 1010.0);
+        // Over 20 rounds the integer form stays within a packet of 1000 * 1.01^n
+        // (it grows one packet per 100 acked, with the remainder carried).
+        h.rounds(19);
+        let ideal = 1000.0 * 1.01f64.powi(20);
+        assert!(
+            (h.tcb.cwnd - ideal).abs() <= 2.0,
+            "{} vs {ideal}",
+            h.tcb.cwnd
+        );
+        // Float form: +0.01 for each of the 1000 ACKs.
+        let mut h = Harness::new(float(), 1000.0, 10.0).with_rtt(Time::from_ms(100));
+        h.round();
+        assert!((h.tcb.cwnd - 1010.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn loss_cuts_one_eighth() {
+        // Linux: ssthresh = max(cwnd - (cwnd >> 3), 2); spec section 3.
+        let mut h = Harness::new(linux(), 1000.0, 10.0);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 875.0);
+        assert_eq!(h.tcb.cwnd, 875.0);
+        let mut h = Harness::new(linux(), 1001.0, 10.0);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 876.0);
+        let mut h = Harness::new(linux(), 2.0, 1.0);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 2.0);
+        // Paper (float) form keeps exactly 7/8.
+        let mut h = Harness::new(float(), 1001.0, 10.0);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 875.875);
+    }
+
+    #[test]
+    fn recovery_period_is_independent_of_the_window() {
+        // spec fact 6: k = ln(1/(1-b)) / ln(1+a) = 13.42 RTTs for any W.
+        let k = (1.0f64 / 0.875).ln() / 1.01f64.ln();
+        assert!((k - 13.42).abs() < 0.005);
+        for w in [1000.0, 10_000.0] {
+            let (rounds, continuous) = recovery_rounds(float(), w);
+            assert_eq!(rounds, 14, "W = {w}");
+            assert!((continuous - k).abs() < 0.02, "W = {w}: {continuous}");
+        }
+        // Linux integer cwnd: 13-14 RTTs for W >= 200.
+        for w in [200.0, 500.0, 1000.0, 5000.0, 20_000.0] {
+            let (rounds, _) = recovery_rounds(linux(), w);
+            assert!((13..=14).contains(&rounds), "W = {w}: {rounds}");
+        }
+    }
+
+    #[test]
+    fn per_ack_counting_halves_growth_under_delayed_acks() {
+        // spec 1.2 / section 3: 500 ACKs per RTT at one packet per 100 -> +5.
+        let mut h = Harness::new(linux(), 1000.0, 10.0)
+            .with_rtt(Time::from_ms(100))
+            .with_delayed_ack(2)
+            .with_per_ack_counting();
+        h.round();
+        assert_eq!(h.tcb.cwnd, 1005.0);
+        // The 2.6.x pairing (AI_CNT 50, i.e. a = 0.02 and ai_cnt = 50) restores 1%/RTT.
+        let p = ScalableParams {
+            a: 0.02,
+            ai_cnt: 50,
+            ..ScalableParams::default()
+        };
+        let mut h = Harness::new(Scalable::new(p), 1000.0, 10.0)
+            .with_rtt(Time::from_ms(100))
+            .with_delayed_ack(2)
+            .with_per_ack_counting();
+        h.round();
+        assert_eq!(h.tcb.cwnd, 1010.0);
+        // Per-packet counting with delayed ACKs keeps the full 1%.
+        let mut h = Harness::new(linux(), 1000.0, 10.0)
+            .with_rtt(Time::from_ms(100))
+            .with_delayed_ack(2);
+        h.round();
+        assert_eq!(h.tcb.cwnd, 1010.0);
+    }
+
+    #[test]
+    fn mean_window_under_random_loss_is_a_over_b_p() {
+        // spec fact 6: w = (a/b)/p = 0.08/p (windows above the legacy 100, so
+        // p <= 1e-4). Bernoulli loss, float form.
+        for (p, rounds) in [(1e-4, 8_000), (1e-5, 2_500)] {
+            let mut h = Harness::new(float(), 10.0, 1e9).with_random_loss(p, 11);
+            h.rounds(200);
+            let mut sum = 0.0;
+            for _ in 0..rounds {
+                sum += h.tcb.cwnd;
+                h.round();
+            }
+            let mean = sum / f64::from(rounds);
+            let expected = 0.08 / p;
+            assert!(
+                (mean / expected - 1.0).abs() < 0.1,
+                "p = {p}: mean {mean} vs {expected}"
+            );
+        }
+    }
+}
