@@ -135,3 +135,42 @@ fn illinois_fills_the_pipe() {
     let util = goodput(&r, 0, 20.0, 60.0) / 200e6;
     assert!(util > 0.9, "utilization {util}");
 }
+
+#[test]
+fn loss_based_high_speed_flows_fill_a_1g_100ms_pipe() {
+    // Issue 3: one flow at 1 Gbit/s, 100 ms RTT, buffer = BDP (8333 packets)
+    // keeps > 90% utilization once past its first loss, with a loss cycle
+    // (several fast recoveries, no timeouts).
+    for algo in ["scalable", "highspeed", "htcp", "bic", "cubic"] {
+        let r = one_flow(algo, 1000.0, 100.0, 60.0, r#"{"bdp": 1.0}"#);
+        let util = goodput(&r, 0, 20.0, 60.0) / 1e9 * 1500.0 / 1460.0;
+        let f = &r.flows[0];
+        assert!(util > 0.9, "{algo}: utilization {util}");
+        assert!(
+            f.fast_retransmits >= 2,
+            "{algo}: {} loss episodes",
+            f.fast_retransmits
+        );
+        assert_eq!(f.timeouts, 0, "{algo}");
+    }
+}
+
+/// Slow: run with `cargo test -p tcpeval-sim --release -- --ignored`.
+#[test]
+#[ignore = "slow: 300 s at 1 Gbit/s per algorithm"]
+fn two_flows_of_each_loss_based_algorithm_converge() {
+    for algo in ["scalable", "highspeed", "htcp", "bic", "cubic"] {
+        let flows = format!(
+            r#"{{"algorithm": "{algo}", "rtt_ms": 100}}, {{"algorithm": "{algo}", "rtt_ms": 100, "start_s": 10}}"#
+        );
+        let r = run(&dumbbell(300.0, 1000.0, 5.0, r#"{"bdp": 1.0}"#, &flows, ""));
+        let g = [goodput(&r, 0, 200.0, 300.0), goodput(&r, 1, 200.0, 300.0)];
+        let j = jain(&g);
+        eprintln!(
+            "{algo}: Jain over [200, 300] s = {j:.4} ({:.0} / {:.0} Mbit/s)",
+            g[0] / 1e6,
+            g[1] / 1e6
+        );
+        assert!(j > 0.8, "{algo}: Jain {j}");
+    }
+}
