@@ -9,7 +9,7 @@ import sys
 
 def tcpeval(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tcpeval.cli", *args], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "tcpeval.cli", *args], check=False, capture_output=True, text=True, timeout=300
     )
 
 

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.convergence import convergence_time
 
 R = 1e6  # first flow's rate before the second starts, B/s

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.fairness import (
     bandwidth_shares,
     fair_to_reno,

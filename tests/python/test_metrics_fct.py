@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.fct import fct_by_size, flow_completion_times
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.loss import (
     drop_probability,
     loss_ratio,

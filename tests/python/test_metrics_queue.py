@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.queue import queue_stats, queueing_delay, queueing_delay_packets
 
 TIME = np.arange(101) / 100.0  # 100 Hz

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.reno_mode import reno_mode_fraction
 
 TIME = np.arange(100) / 10.0

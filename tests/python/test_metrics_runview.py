@@ -5,6 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+
 from tcpeval.metrics.runview import (
     run_drop_probability,
     run_flow_goodputs,

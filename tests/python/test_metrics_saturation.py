@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.saturation import (
     additive_increase_time,
     cwnd_equilibrium,

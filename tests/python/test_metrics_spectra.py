@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.spectra import (
     cycle_period_from_events,
     cycle_period_from_spectrum,

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.stability import coefficient_of_variation, throughput_cov
 
 

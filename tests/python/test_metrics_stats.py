@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 from scipy import stats
+
 from tcpeval.metrics.stats import mean_ci
 
 SAMPLES = np.array([1.0, 2.0, 3.0, 4.0, 5.0])

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from tcpeval.metrics.throughput import (
     goodput,
     link_utilization,

@@ -7,6 +7,7 @@ import pytest
 from matplotlib.collections import PolyCollection, QuadMesh
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+
 from tcpeval.metrics.stats import mean_ci
 from tcpeval.plots import (
     Traces,

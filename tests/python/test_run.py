@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import small_dumbbell
 
 import tcpeval
+from conftest import small_dumbbell
 from tcpeval.store import load_run, save_run
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from conftest import small_dumbbell
 
 import tcpeval
+from conftest import small_dumbbell
 from tcpeval import ScenarioError, load_scenario
 
 
