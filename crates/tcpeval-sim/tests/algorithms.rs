@@ -171,6 +171,10 @@ fn two_flows_of_each_loss_based_algorithm_converge() {
             g[0] / 1e6,
             g[1] / 1e6
         );
-        assert!(j > 0.8, "{algo}: Jain {j}");
+        // Scalable is MIMD: it keeps the rate ratio it starts with (Kelly 2003),
+        // so only the AIMD-like algorithms are expected to converge.
+        if algo != "scalable" {
+            assert!(j > 0.8, "{algo}: Jain {j}");
+        }
     }
 }
