@@ -12,6 +12,7 @@ import pandas as pd
 
 from tcpeval import __version__
 from tcpeval.errors import ScenarioError
+from tcpeval.study import StudyError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -73,6 +74,75 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
+    from tcpeval.results_db import results
+    from tcpeval.runner import run_study
+    from tcpeval.study import load_study
+
+    study = load_study(study_ref)
+    mode = "quick" if args.quick else "full"
+    out = args.out or Path("tcpeval-results") / f"{study.name}-{mode}"
+    summary = run_study(
+        study,
+        out,
+        quick=args.quick,
+        only=args.experiment,
+        scheduler=args.scheduler,
+        workers=args.workers,
+        progress=not args.quiet,
+    )
+    print(
+        f"{study.name} ({mode}): {summary.total} runs, {summary.skipped} already stored, "
+        f"{summary.ok} done now, {len(summary.failed)} failed"
+    )
+    for rec in summary.failed:
+        print(f"  failed: {rec.experiment} {rec.point} seed {rec.seed}: {(rec.error or '').splitlines()[0]}")
+    runs = results(out)
+    print(f"results in {out} ({len(runs)} runs in the catalog)")
+    if not args.no_report:
+        from tcpeval.report import build_report
+
+        print(f"report: {build_report(out)}")
+    return 1 if summary.failed else 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    return _run_study(args.study, args)
+
+
+def _cmd_study_run(args: argparse.Namespace) -> int:
+    return _run_study(args.file, args)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from tcpeval.report import build_report
+
+    print(build_report(args.study_dir))
+    return 0
+
+
+def _cmd_results(args: argparse.Namespace) -> int:
+    from tcpeval.results_db import results
+
+    df = results(args.study_dir, args.experiment)
+    if args.csv:
+        print(df.to_csv(index=False), end="")
+    else:
+        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 500):
+            print(df.drop(columns=["key", "error"]).to_string(index=False))
+    return 0
+
+
+def _sweep_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quick", action="store_true", help="shorter runs, coarser grids, fewer replications")
+    p.add_argument("--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE)")
+    p.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
+    p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: local pool")
+    p.add_argument("--workers", type=int, help="local pool size (default: all cores)")
+    p.add_argument("--no-report", action="store_true", help="do not build the HTML report")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tcpeval", description="Packet-level evaluation of high-speed TCP.")
     p.add_argument("--version", action="version", version=f"tcpeval {__version__}")
@@ -90,6 +160,30 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="machine-readable output")
     a.set_defaults(func=_cmd_algorithms)
 
+    rp = sub.add_parser("reproduce", help="run a shipped study end to end (figures, tables, report)")
+    rp.add_argument("study", help="shipped study: fairness, linux-variants, ... (an unknown name lists them)")
+    _sweep_options(rp)
+    rp.set_defaults(func=_cmd_reproduce)
+
+    st = sub.add_parser("study", help="run your own study file")
+    st_sub = st.add_subparsers(dest="study_command", required=True)
+    sr = st_sub.add_parser("run", help="run a study file")
+    sr.add_argument("file", type=Path, help="study TOML file (docs/study-format.md)")
+    _sweep_options(sr)
+    sr.set_defaults(func=_cmd_study_run)
+
+    rep = sub.add_parser("report", help="build the HTML report of a study results directory")
+    rep.add_argument("study_dir", type=Path)
+    rep.set_defaults(func=_cmd_report)
+
+    res = sub.add_parser("results", help="query stored results")
+    res_sub = res.add_subparsers(dest="results_command", required=True)
+    q = res_sub.add_parser("query", help="print the run summaries of a study directory")
+    q.add_argument("study_dir", type=Path)
+    q.add_argument("--experiment", help="only this experiment")
+    q.add_argument("--csv", action="store_true", help="CSV output")
+    q.set_defaults(func=_cmd_results)
+
     b = sub.add_parser("bench", help="measure engine speed (packets/s, events/s)")
     b.add_argument("--quick", action="store_true", help="scenarios at 1/10 of their duration")
     b.set_defaults(func=_cmd_bench)
@@ -100,8 +194,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except StudyError as e:
+        print(f"tcpeval: invalid study: {e}", file=sys.stderr)
+        return 2
     except ScenarioError as e:
         print(f"tcpeval: invalid scenario: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"tcpeval: {e}", file=sys.stderr)
         return 2
 
 

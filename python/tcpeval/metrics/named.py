@@ -1,0 +1,248 @@
+"""Named per-run metrics for study files (docs/study-format.md, "Metric functions").
+
+Each function takes a run result and the keyword arguments written in the
+study file and returns one number (NaN when the metric is undefined for the
+run, e.g. no drop happened). Flow selectors are lists of flow names; a name
+also selects the copies ``name.0``, ``name.1``, ... of a flow entry with
+``count > 1``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .convergence import convergence_time
+from .fairness import jain_index
+from .queue import queue_stats
+from .reno_mode import reno_mode_fraction
+from .spectra import dominant_frequencies, periodogram_psd
+from .stability import throughput_cov
+from .throughput import throughput, utilization
+
+MetricFn = Callable[..., float]
+
+
+def _flow_ids(r: Any, flows: Sequence[str] | None) -> list[int]:
+    names = r.flows["name"].astype(str)
+    if flows is None:
+        return list(r.flows["flow"])
+    ids: list[int] = []
+    for sel in flows:
+        hit = r.flows["flow"][(names == sel) | names.str.startswith(f"{sel}.")]
+        if hit.empty:
+            raise ValueError(f"no flow named {sel!r}; flows: {', '.join(names)}")
+        ids.extend(int(i) for i in hit)
+    return ids
+
+
+def _window(r: Any, window: Sequence[float] | None) -> tuple[float, float]:
+    if window is None:
+        return 0.0, float(r.sim_time_s)
+    lo, hi = float(window[0]), min(float(window[1]), float(r.sim_time_s))
+    if not hi > lo:
+        raise ValueError(f"window {list(window)} is empty for a {r.sim_time_s} s run")
+    return lo, hi
+
+
+def _flow_goodput_bps(r: Any, flow: int, lo: float, hi: float) -> float:
+    s = r.flow_series[r.flow_series["flow"] == flow]
+    if s.empty:
+        return 0.0
+    # Before its first sample a flow had delivered nothing.
+    t = np.concatenate([[0.0], s["time"].to_numpy()])
+    b = np.concatenate([[0.0], s["delivered"].to_numpy(dtype=float)])
+    if t[1] == 0.0:
+        t, b = t[1:], b[1:]
+    return throughput(t, b, lo, hi)
+
+
+def _agg(values: list[float], agg: str) -> float:
+    if not values:
+        return float("nan")
+    if agg == "sum":
+        return float(np.sum(values))
+    if agg == "mean":
+        return float(np.mean(values))
+    if agg == "min":
+        return float(np.min(values))
+    if agg == "max":
+        return float(np.max(values))
+    raise ValueError(f"agg must be one of sum, mean, min, max; got {agg!r}")
+
+
+def goodput_mbps(r: Any, flows: Sequence[str] | None = None, agg: str = "mean", window: Any = None) -> float:
+    """Application goodput of the selected flows over the window, Mbit/s (aggregated by ``agg``)."""
+    lo, hi = _window(r, window)
+    return _agg([_flow_goodput_bps(r, f, lo, hi) / 1e6 for f in _flow_ids(r, flows)], agg)
+
+
+def _link_row(r: Any, link: str) -> pd.Series:
+    rows = r.links[r.links["name"] == link]
+    if rows.empty:
+        raise ValueError(f"no link named {link!r}; links: {', '.join(r.links['name'])}")
+    return rows.iloc[0]
+
+
+def _link_series(r: Any, link: str) -> pd.DataFrame:
+    row = _link_row(r, link)
+    s = r.queue_series[r.queue_series["link"] == int(row["link"])]
+    if s.empty:
+        raise ValueError(f"link {link!r} has no queue series (add it to probes.queue_links)")
+    return s
+
+
+def link_utilization(r: Any, link: str = "R1->R2", window: Any = None) -> float:
+    """Bytes serialized on ``link`` over the window / its capacity."""
+    lo, hi = _window(r, window)
+    s = _link_series(r, link)
+    rate = float(_link_row(r, link)["rate_bps"])
+    return utilization(s["time"], s["departed_bytes"].to_numpy(dtype=float), rate, lo, hi)
+
+
+def loss_ratio(r: Any, flows: Sequence[str] | None = None) -> float:
+    """Data packets dropped / data packets sent, over the selected flows."""
+    f = r.flows[r.flows["flow"].isin(_flow_ids(r, flows))]
+    sent = f["sent"].sum()
+    return float(f["data_dropped"].sum() / sent) if sent else float("nan")
+
+
+def retx_prob(r: Any, flows: Sequence[str] | None = None) -> float:
+    """Retransmitted / sent data packets, over the selected flows."""
+    f = r.flows[r.flows["flow"].isin(_flow_ids(r, flows))]
+    sent = f["sent"].sum()
+    return float(f["retransmitted"].sum() / sent) if sent else float("nan")
+
+
+def timeouts(r: Any, flows: Sequence[str] | None = None, agg: str = "sum") -> float:
+    """Retransmission timeouts of the selected flows."""
+    f = r.flows[r.flows["flow"].isin(_flow_ids(r, flows))]
+    return _agg([float(x) for x in f["timeouts"]], agg)
+
+
+def drop_prob(r: Any, link: str = "R1->R2") -> float:
+    """Buffer drops / arrivals at ``link`` over the run."""
+    row = _link_row(r, link)
+    return float(row["drops"] / row["arrivals"]) if row["arrivals"] else float("nan")
+
+
+def _queue(r: Any, link: str, window: Any) -> Any:
+    lo, hi = _window(r, window)
+    s = _link_series(r, link)
+    buffer = _link_row(r, link)["buffer"]
+    if buffer is None or pd.isna(buffer):
+        raise ValueError(f"link {link!r} has a byte buffer; queue normalization needs packets")
+    return queue_stats(s["qlen"].to_numpy(dtype=float), s["time"], lo, hi, buffer=float(buffer))
+
+
+def queue_mean_norm(r: Any, link: str = "R1->R2", window: Any = None) -> float:
+    """Mean queue length / buffer on ``link`` over the window."""
+    return float(_queue(r, link, window).mean)
+
+
+def queue_std_norm(r: Any, link: str = "R1->R2", window: Any = None) -> float:
+    """Standard deviation of queue length / buffer on ``link`` over the window."""
+    return float(_queue(r, link, window).std)
+
+
+def jain(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
+    """Jain's index of the selected flows' goodputs over the window."""
+    lo, hi = _window(r, window)
+    return float(jain_index([_flow_goodput_bps(r, f, lo, hi) for f in _flow_ids(r, flows)]))
+
+
+def jain_groups(r: Any, groups: Sequence[Sequence[str]], window: Any = None) -> float:
+    """Jain's index of the groups' mean goodputs (RTT fairness across RTT groups)."""
+    lo, hi = _window(r, window)
+    means = [np.mean([_flow_goodput_bps(r, f, lo, hi) for f in _flow_ids(r, g)]) for g in groups]
+    return float(jain_index(means))
+
+
+def ratio(r: Any, flows: Sequence[str], window: Any = None) -> float:
+    """Goodput of the first selector's flows / goodput of the second's."""
+    if len(flows) != 2:
+        raise ValueError("ratio takes flows = [first, second]")
+    lo, hi = _window(r, window)
+    a = sum(_flow_goodput_bps(r, f, lo, hi) for f in _flow_ids(r, [flows[0]]))
+    b = sum(_flow_goodput_bps(r, f, lo, hi) for f in _flow_ids(r, [flows[1]]))
+    return float(a / b) if b else float("nan")
+
+
+def cov(r: Any, link: str = "R1->R2", interval: float = 10.0, window: Any = None) -> float:
+    """Coefficient of variation of ``link``'s throughput over ``interval``-second intervals."""
+    lo, hi = _window(r, window)
+    s = _link_series(r, link)
+    return float(throughput_cov(s["time"], s["departed_bytes"].to_numpy(dtype=float), interval, lo, hi))
+
+
+def convergence_s(r: Any, flows: Sequence[str], fraction: float = 0.8) -> float:
+    """Seconds from the second flow's start until its 1 s goodput reaches ``fraction`` x the first's."""
+    if len(flows) != 2:
+        raise ValueError("convergence_s takes flows = [first, second]")
+    first, second = _flow_ids(r, [flows[0]])[0], _flow_ids(r, [flows[1]])[0]
+    fs = r.flow_series
+    t = np.unique(fs["time"].to_numpy())
+
+    def on_grid(flow: int) -> np.ndarray:
+        s = fs[fs["flow"] == flow]
+        return np.interp(t, s["time"], s["delivered"].to_numpy(dtype=float), left=0.0)
+
+    start = float(r.flows.loc[r.flows["flow"] == second, "start"].iloc[0])
+    return float(convergence_time(t, on_grid(first), on_grid(second), start, fraction))
+
+
+def first_loss_s(r: Any, flows: Sequence[str] | None = None, agg: str = "min") -> float:
+    """Time from each selected flow's start to its first dropped packet (NaN if none)."""
+    f = r.flows[r.flows["flow"].isin(_flow_ids(r, flows))]
+    vals = [float(a - s) for a, s in zip(f["first_loss"], f["start"], strict=True) if pd.notna(a)]
+    return _agg(vals, agg)
+
+
+def reno_mode(r: Any, flows: Sequence[str] | None = None, low_window: float = 38.0, window: Any = None) -> float:
+    """Mean over the selected flows of the fraction of time cwnd < ``low_window``."""
+    lo, hi = _window(r, window)
+    vals = []
+    for f in _flow_ids(r, flows):
+        s = r.flow_series[r.flow_series["flow"] == f]
+        vals.append(reno_mode_fraction(s["time"], s["cwnd"], low_window, lo, hi))
+    return _agg(vals, "mean")
+
+
+def cwnd_peak_hz(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
+    """Dominant frequency (Hz) of the first selected flow's cwnd series (periodogram)."""
+    lo, hi = _window(r, window)
+    s = r.flow_series[r.flow_series["flow"] == _flow_ids(r, flows)[0]]
+    f, p = periodogram_psd(s["time"].to_numpy(), s["cwnd"].to_numpy(), t_start=lo, t_end=hi)
+    peaks, _ = dominant_frequencies(f, p, count=1)
+    return float(peaks[0]) if len(peaks) else float("nan")
+
+
+#: The metric functions a study file can name in ``fn``.
+METRICS: dict[str, MetricFn] = {
+    "goodput_mbps": goodput_mbps,
+    "utilization": link_utilization,
+    "loss_ratio": loss_ratio,
+    "retx_prob": retx_prob,
+    "timeouts": timeouts,
+    "drop_prob": drop_prob,
+    "queue_mean_norm": queue_mean_norm,
+    "queue_std_norm": queue_std_norm,
+    "jain": jain,
+    "jain_groups": jain_groups,
+    "ratio": ratio,
+    "cov": cov,
+    "convergence_s": convergence_s,
+    "first_loss_s": first_loss_s,
+    "reno_mode": reno_mode,
+    "cwnd_peak_hz": cwnd_peak_hz,
+}
+
+
+def compute(r: Any, fn: str, args: dict[str, Any]) -> float:
+    """Evaluates metric ``fn`` with ``args`` on run ``r``."""
+    if fn not in METRICS:
+        raise ValueError(f"unknown metric function {fn!r}; known: {', '.join(METRICS)}")
+    return float(METRICS[fn](r, **args))

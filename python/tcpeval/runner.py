@@ -1,0 +1,154 @@
+"""Running a study's runs: locally on a thread pool (the engine releases the
+GIL) or on a Dask distributed cluster, through the same function
+:func:`execute`, with a progress bar over runs and resumption.
+
+Each run is simulated, its tables written atomically under
+``runs/KEY``, and its metrics computed where it ran; only the small
+:class:`~tcpeval.results_db.RunRecord` travels back, and only the
+coordinator writes the catalog. A run that fails is recorded with its
+error and does not stop the others; a rerun retries it and skips every run
+already stored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from tcpeval import __version__
+from tcpeval.metrics.named import compute
+from tcpeval.results_db import ResultsDB, RunRecord
+from tcpeval.simulate import run
+from tcpeval.store import save_run
+from tcpeval.study import RunSpec, Study, expand
+
+
+def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], run_dir: str) -> RunRecord:
+    """Simulates one run, stores its tables in ``run_dir`` and computes its metrics.
+
+    Never raises: a failure becomes a record with status ``error``.
+    """
+    started = time.perf_counter()
+    try:
+        result = run(spec.scenario, progress=False)
+        save_run(result, run_dir)
+        values: dict[str, float | None] = {}
+        errors = []
+        for name, fn, args in metrics:
+            try:
+                values[name] = compute(result, fn, args)
+            except (ValueError, KeyError, IndexError) as e:
+                values[name] = None
+                errors.append(f"metric {name}: {e}")
+        status, error = ("ok", None) if not errors else ("ok", "; ".join(errors))
+    except Exception as e:  # noqa: BLE001 - a run must not stop the sweep: its error is recorded
+        status, error, values = "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}", {}
+    return RunRecord(
+        key=spec.key,
+        experiment=spec.experiment,
+        point=spec.point,
+        seed=spec.seed,
+        status=status,
+        error=error,
+        wall_s=time.perf_counter() - started,
+        metrics=values,
+    )
+
+
+def scaled_args(args: dict[str, Any], scale: float) -> dict[str, Any]:
+    """Metric arguments for runs whose duration was scaled: time windows scale alike."""
+    if "window" not in args or scale == 1.0:
+        return args
+    return dict(args, window=[float(w) * scale for w in args["window"]])
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    """What a call to :func:`run_study` did."""
+
+    total: int
+    skipped: int
+    ok: int
+    failed: list[RunRecord]
+
+
+def _local(jobs: list[Callable[[], RunRecord]], workers: int) -> Iterator[RunRecord]:
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[RunRecord]] = [pool.submit(j) for j in jobs]
+        for f in as_completed(futures):
+            yield f.result()
+
+
+def _dask(calls: list[tuple[Any, ...]], scheduler: str) -> Iterator[RunRecord]:
+    from distributed import Client
+    from distributed import as_completed as dask_completed
+
+    with Client(scheduler) as client:
+        futures = [client.submit(execute, *c, pure=False) for c in calls]
+        for f in dask_completed(futures):
+            yield f.result()
+
+
+def run_study(
+    study: Study,
+    out_dir: str | Path,
+    *,
+    quick: bool = False,
+    only: list[str] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> SweepSummary:
+    """Runs every run of ``study`` not yet stored in ``out_dir``.
+
+    ``scheduler``: address of a Dask scheduler (``tcp://host:8786``) to run
+    on a cluster; otherwise a local pool of ``workers`` threads (default: all
+    cores).
+    """
+    specs = expand(study, quick=quick, only=only)
+    db = ResultsDB(out_dir)
+    info = {
+        "name": study.name,
+        "mode": "quick" if quick else "full",
+        "tcpeval_version": __version__,
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "finished": None,
+    }
+    db.write_study(study.source, info)
+    db.remove_partial_runs()
+    scale = study.duration_scale if quick else 1.0
+    metric_specs = {e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments}
+    done = db.done_keys()
+    todo = [s for s in specs if s.key not in done]
+    calls = [(s, metric_specs[s.experiment], str(db.run_dir(s.key))) for s in todo]
+    show = None if progress is None else not progress
+    ok, failed = 0, []
+    try:
+        if scheduler:
+            stream = _dask(calls, scheduler)
+        else:
+            n = workers or os.cpu_count() or 1
+            stream = _local([lambda c=c: execute(*c) for c in calls], n)
+        with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
+            for rec in stream:
+                db.record(rec)
+                if rec.status == "ok":
+                    ok += 1
+                else:
+                    failed.append(rec)
+                    bar.write(f"run failed: {rec.experiment} {rec.point} seed {rec.seed}: {rec.error.splitlines()[0]}")
+                bar.update(1)
+        info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        db.write_study(study.source, info)
+    finally:
+        db.close()
+    return SweepSummary(total=len(specs), skipped=len(specs) - len(todo), ok=ok, failed=failed)

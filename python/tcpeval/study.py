@@ -1,0 +1,356 @@
+"""Study files: load, validate and expand into runs (docs/study-format.md).
+
+A study is a list of experiments; each experiment is a scenario, a sweep
+grid over scenario fields, replications (seeds), named per-run metrics, and
+figure/table declarations. :func:`expand` turns a study into validated
+:class:`RunSpec` s, each identified by the hash of its full scenario and the
+tcpeval version, so a rerun can skip what is already stored.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import re
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tcpeval import __version__
+from tcpeval.errors import ScenarioError
+from tcpeval.scenario import load_scenario
+
+
+class StudyError(ScenarioError):
+    """A study file field is missing, malformed or out of range."""
+
+
+@dataclass(frozen=True)
+class SweepParam:
+    """One sweep dimension: a name, the scenario paths it sets, its values."""
+
+    name: str
+    paths: tuple[str, ...]
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A named per-run metric: ``fn`` with keyword arguments ``args``."""
+
+    name: str
+    fn: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Experiment:
+    """One experiment of a study."""
+
+    name: str
+    title: str
+    notes: str
+    scenario: dict[str, Any]
+    sweep: list[SweepParam]
+    quick_values: dict[str, list[Any]]
+    quick_scenario: dict[str, Any]
+    metrics: list[MetricSpec]
+    figures: list[dict[str, Any]]
+    tables: list[dict[str, Any]]
+    algorithms: dict[str, dict[str, Any]]
+
+
+@dataclass
+class Study:
+    """A parsed study file."""
+
+    name: str
+    title: str
+    reference: str
+    replications: int
+    quick_replications: int
+    duration_scale: float
+    defaults: dict[str, Any]
+    algorithms: dict[str, dict[str, Any]]
+    experiments: list[Experiment]
+    source: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation of a study: its experiment, sweep point, seed and scenario."""
+
+    experiment: str
+    point: dict[str, Any]
+    seed: int
+    scenario: dict[str, Any]
+    key: str
+
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_TOKEN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|\d+)\])?$")
+
+
+def shipped_studies() -> list[str]:
+    """Names of the studies shipped with tcpeval."""
+    folder = resources.files("tcpeval") / "studies"
+    return sorted(p.name[: -len(".toml")] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def study_path(name_or_path: str | Path) -> Path:
+    """The file of a shipped study name, or the given path."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    shipped = shipped_studies()
+    if str(name_or_path) not in shipped:
+        raise StudyError("", f"unknown study '{name_or_path}'; shipped: {', '.join(shipped)}")
+    return Path(str(resources.files("tcpeval") / "studies" / f"{name_or_path}.toml"))
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` merged into a copy of ``base``: tables merge key by key, anything else replaces."""
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    """Sets ``path`` (``a.b[2].c``, ``flows[*].x``) in ``data``, creating tables on the way."""
+    tokens = path.split(".")
+    targets: list[Any] = [data]
+    for depth, token in enumerate(tokens):
+        m = _TOKEN.match(token)
+        if not m:
+            raise StudyError(path, f"malformed path element '{token}'")
+        key, index = m.group(1), m.group(2)
+        last = depth == len(tokens) - 1
+        nxt: list[Any] = []
+        for t in targets:
+            if not isinstance(t, dict):
+                raise StudyError(path, f"'{key}' is inside a value that is not a table")
+            if index is None:
+                if last:
+                    t[key] = copy.deepcopy(value)
+                else:
+                    nxt.append(t.setdefault(key, {}))
+                continue
+            seq = t.get(key)
+            if not isinstance(seq, list):
+                raise StudyError(path, f"'{key}' is not a list in the scenario")
+            idx = range(len(seq)) if index == "*" else [int(index)]
+            for i in idx:
+                if i >= len(seq):
+                    raise StudyError(path, f"index {i} is out of range; '{key}' has {len(seq)} entries")
+                if last:
+                    raise StudyError(path, "a path must end in a field name, not an index")
+                nxt.append(seq[i])
+        targets = nxt
+
+
+def _req(table: dict[str, Any], key: str, at: str, kind: type) -> Any:
+    if key not in table:
+        raise StudyError(f"{at}.{key}" if at else key, "missing")
+    v = table[key]
+    if not isinstance(v, kind):
+        raise StudyError(f"{at}.{key}" if at else key, f"must be a {kind.__name__}")
+    return v
+
+
+def _sweep(raw: Any, at: str) -> list[SweepParam]:
+    if not isinstance(raw, dict):
+        raise StudyError(at, "must be a table of parameters")
+    out = []
+    for name, spec in raw.items():
+        f = f"{at}.{name}"
+        if not _NAME.match(name):
+            raise StudyError(f, "parameter names use a-z, 0-9, _ and -")
+        if not isinstance(spec, dict):
+            raise StudyError(f, "must be a table { path = ..., values = [...] }")
+        paths = spec.get("path")
+        paths = [paths] if isinstance(paths, str) else paths
+        if not paths or not all(isinstance(p, str) for p in paths):
+            raise StudyError(f"{f}.path", "must be a path string or a list of them")
+        values = spec.get("values")
+        if not isinstance(values, list) or not values:
+            raise StudyError(f"{f}.values", "must be a non-empty list")
+        unknown = set(spec) - {"path", "values"}
+        if unknown:
+            raise StudyError(f, f"unknown field(s) {sorted(unknown)}; allowed: path, values")
+        out.append(SweepParam(name, tuple(paths), tuple(values)))
+    return out
+
+
+def _experiment(raw: dict[str, Any], at: str) -> Experiment:
+    name = _req(raw, "name", at, str)
+    if not _NAME.match(name):
+        raise StudyError(f"{at}.name", "use a-z, 0-9, _ and -")
+    allowed = {"name", "title", "notes", "scenario", "sweep", "quick", "metric", "figure", "table", "algorithms"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise StudyError(at, f"unknown field(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
+    sweep = _sweep(raw.get("sweep", {}), f"{at}.sweep")
+    names = {p.name for p in sweep}
+    quick = raw.get("quick", {})
+    quick_values: dict[str, list[Any]] = {}
+    quick_scenario: dict[str, Any] = {}
+    for k, v in quick.items():
+        if k == "scenario":
+            if not isinstance(v, dict):
+                raise StudyError(f"{at}.quick.scenario", "must be a table")
+            quick_scenario = v
+        elif k in names:
+            if not isinstance(v, list) or not v:
+                raise StudyError(f"{at}.quick.{k}", "must be a non-empty list of values")
+            quick_values[k] = v
+        else:
+            raise StudyError(f"{at}.quick.{k}", f"not a sweep parameter; parameters: {sorted(names)}")
+    metrics = []
+    seen: set[str] = set()
+    for i, m in enumerate(raw.get("metric", [])):
+        mat = f"{at}.metric[{i}]"
+        mname = _req(m, "name", mat, str)
+        fn = _req(m, "fn", mat, str)
+        if mname in seen or mname in names:
+            raise StudyError(f"{mat}.name", f"'{mname}' is used twice")
+        seen.add(mname)
+        metrics.append(MetricSpec(mname, fn, {k: v for k, v in m.items() if k not in ("name", "fn")}))
+    for kind in ("figure", "table"):
+        for i, spec in enumerate(raw.get(kind, [])):
+            _req(spec, "name", f"{at}.{kind}[{i}]", str)
+    return Experiment(
+        name=name,
+        title=str(raw.get("title", name)),
+        notes=str(raw.get("notes", "")),
+        scenario=_req(raw, "scenario", at, dict),
+        sweep=sweep,
+        quick_values=quick_values,
+        quick_scenario=quick_scenario,
+        metrics=metrics,
+        figures=list(raw.get("figure", [])),
+        tables=list(raw.get("table", [])),
+        algorithms=_algorithms(raw.get("algorithms", {}), f"{at}.algorithms"),
+    )
+
+
+def _algorithms(raw: Any, at: str) -> dict[str, dict[str, Any]]:
+    """``[algorithms.NAME]`` tables: ``params`` and ``tcp`` given to every flow running NAME."""
+    if not isinstance(raw, dict):
+        raise StudyError(at, "must be a table of algorithm names")
+    for name, spec in raw.items():
+        if not isinstance(spec, dict) or set(spec) - {"params", "tcp"}:
+            raise StudyError(f"{at}.{name}", "must be a table with `params` and/or `tcp` tables")
+    return raw
+
+
+def parse_study(text: str, origin: str = "study") -> Study:
+    """Parses study TOML text."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise StudyError("", f"{origin}: not valid TOML: {e}") from None
+    name = _req(raw, "name", "", str)
+    if not _NAME.match(name):
+        raise StudyError("name", "use a-z, 0-9, _ and -")
+    reps = raw.get("replications", 1)
+    if not isinstance(reps, int) or not 1 <= reps <= 1000:
+        raise StudyError("replications", f"{reps!r} is out of range; allowed 1 ..= 1000")
+    quick = raw.get("quick", {})
+    qreps = quick.get("replications", 1)
+    if not isinstance(qreps, int) or not 1 <= qreps <= 1000:
+        raise StudyError("quick.replications", f"{qreps!r} is out of range; allowed 1 ..= 1000")
+    scale = quick.get("duration_scale", 1.0)
+    if not isinstance(scale, (int, float)) or not 0 < scale <= 1:
+        raise StudyError("quick.duration_scale", f"{scale!r} is out of range; allowed 0 < value <= 1")
+    exps = raw.get("experiment", [])
+    if not exps:
+        raise StudyError("experiment", "a study needs at least one [[experiment]]")
+    experiments = [_experiment(e, f"experiment[{i}]") for i, e in enumerate(exps)]
+    dup = [e.name for e in experiments if [x.name for x in experiments].count(e.name) > 1]
+    if dup:
+        raise StudyError("experiment", f"experiment name '{dup[0]}' is used twice")
+    return Study(
+        name=name,
+        title=str(raw.get("title", name)),
+        reference=str(raw.get("reference", "")),
+        replications=reps,
+        quick_replications=qreps,
+        duration_scale=float(scale),
+        defaults=raw.get("defaults", {}),
+        algorithms=_algorithms(raw.get("algorithms", {}), "algorithms"),
+        experiments=experiments,
+        source=text,
+    )
+
+
+def load_study(name_or_path: str | Path) -> Study:
+    """Loads a shipped study by name, or a study file by path."""
+    p = study_path(name_or_path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise StudyError("", f"study file not found: {p}") from None
+    return parse_study(text, str(p))
+
+
+def run_key(scenario_hash: str) -> str:
+    """Identity of a run: its scenario (seed included) and the tcpeval version."""
+    return hashlib.sha256(f"{scenario_hash}:{__version__}".encode()).hexdigest()[:24]
+
+
+def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:
+    """The sweep grid of an experiment: one dict (parameter name -> value) per point."""
+    values = [exp.quick_values.get(p.name, list(p.values)) if quick else list(p.values) for p in exp.sweep]
+    return [dict(zip([p.name for p in exp.sweep], combo, strict=True)) for combo in itertools.product(*values)]
+
+
+def _apply_algorithm_settings(sc: dict[str, Any], settings: dict[str, dict[str, Any]]) -> None:
+    """Gives each flow the study's ``params``/``tcp`` for its algorithm (the flow's own win)."""
+    for flow in sc.get("flows", []):
+        s = settings.get(flow.get("algorithm", ""), {})
+        if "params" in s:
+            flow["params"] = deep_merge(s["params"], flow.get("params", {}))
+        if "tcp" in s:
+            flow["tcp"] = deep_merge(s["tcp"], flow.get("tcp", {}))
+
+
+def expand(study: Study, quick: bool = False, only: list[str] | None = None) -> list[RunSpec]:
+    """Every run of the study (of the experiments named in ``only``, if given), validated."""
+    reps = study.quick_replications if quick else study.replications
+    names = [e.name for e in study.experiments]
+    for n in only or []:
+        if n not in names:
+            raise StudyError("experiment", f"no experiment '{n}'; experiments: {', '.join(names)}")
+    specs: list[RunSpec] = []
+    for exp in study.experiments:
+        if only and exp.name not in only:
+            continue
+        base = deep_merge(study.defaults, exp.scenario)
+        if quick:
+            base = deep_merge(base, exp.quick_scenario)
+        params = {p.name: p for p in exp.sweep}
+        for point in points(exp, quick):
+            sc = copy.deepcopy(base)
+            for pname, value in point.items():
+                for path in params[pname].paths:
+                    set_path(sc, path, value)
+            _apply_algorithm_settings(sc, deep_merge(study.algorithms, exp.algorithms))
+            if quick:
+                sc["duration_s"] = float(sc.get("duration_s", 0)) * study.duration_scale
+            seed0 = int(sc.get("seed", 1))
+            for r in range(reps):
+                run_sc = dict(sc, seed=seed0 + r)
+                try:
+                    scenario = load_scenario(run_sc)
+                except ScenarioError as e:
+                    where = ", ".join(f"{k}={v!r}" for k, v in point.items())
+                    raise StudyError(f"experiment {exp.name} ({where}): {e.field}", e.message) from None
+                specs.append(RunSpec(exp.name, point, seed0 + r, scenario.data, run_key(scenario.hash)))
+    return specs

@@ -1,0 +1,172 @@
+"""Study files: expansion, validation, running, resuming, Dask."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tcpeval import runner
+from tcpeval.results_db import results
+from tcpeval.runner import run_study
+from tcpeval.study import StudyError, expand, load_study, parse_study, set_path, shipped_studies
+
+TINY = """
+name = "tiny"
+replications = 2
+[quick]
+replications = 1
+duration_scale = 0.5
+[defaults]
+duration_s = 4.0
+probes = { flow_period_ms = 50, queue_period_ms = 50 }
+[algorithms.bic]
+params = { max_increment = 32 }
+[[experiment]]
+name = "grid"
+[experiment.scenario]
+topology = { kind = "dumbbell", bottleneck = { rate_mbps = 20, delay_ms = 5 } }
+flows = [{ name = "a", algorithm = "reno", rtt_ms = 20 }, { name = "b", algorithm = "reno", rtt_ms = 40 }]
+[experiment.sweep]
+algorithm = { path = "flows[*].algorithm", values = ["reno", "bic"] }
+rtt = { path = ["flows[0].rtt_ms", "flows[1].rtt_ms"], values = [20, 40] }
+[experiment.quick]
+rtt = [20]
+[[experiment.metric]]
+name = "goodput"
+fn = "goodput_mbps"
+agg = "sum"
+[[experiment.metric]]
+name = "jain"
+fn = "jain"
+window = [1, 4]
+[[experiment.table]]
+name = "t"
+rows = ["algorithm", "rtt"]
+columns = ["goodput", "jain"]
+"""
+
+
+def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
+    study = parse_study(TINY)
+    full = expand(study)
+    assert len(full) == 2 * 2 * 2
+    assert sorted({s.seed for s in full}) == [1, 2]
+    assert len({s.key for s in full}) == len(full)
+    bic = [s for s in full if s.point == {"algorithm": "bic", "rtt": 40}]
+    assert all(f["algorithm"] == "bic" and f["params"] == {"max_increment": 32} for f in bic[0].scenario["flows"])
+    assert [f["rtt_ms"] for f in bic[0].scenario["flows"]] == [40, 40]
+    reno = next(s for s in full if s.point["algorithm"] == "reno")
+    assert all(f["params"] == {} for f in reno.scenario["flows"])
+    quick = expand(study, quick=True)
+    assert len(quick) == 2
+    assert all(s.scenario["duration_s"] == 2.0 and s.point["rtt"] == 20 for s in quick)
+
+
+def test_set_path_errors_name_the_path() -> None:
+    sc = {"flows": [{"algorithm": "reno"}]}
+    set_path(sc, "flows[*].params.beta", 0.7)
+    assert sc["flows"][0]["params"] == {"beta": 0.7}
+    with pytest.raises(StudyError, match="index 3 is out of range"):
+        set_path(sc, "flows[3].rtt_ms", 1)
+    with pytest.raises(StudyError, match="not a list"):
+        set_path(sc, "topology[0].x", 1)
+
+
+def test_invalid_points_are_reported_with_their_experiment_and_point() -> None:
+    bad = TINY.replace('values = [20, 40]', 'values = [20, 4]')
+    with pytest.raises(StudyError) as info:
+        expand(parse_study(bad))
+    assert "experiment grid" in info.value.field and "rtt=4" in info.value.field
+    assert "rtt_ms" in info.value.field
+    with pytest.raises(StudyError, match="not a sweep parameter"):
+        parse_study(TINY.replace("rtt = [20]", "rttx = [20]"))
+    with pytest.raises(StudyError, match="unknown study"):
+        load_study("no-such-study")
+
+
+def test_every_shipped_study_expands_in_both_modes() -> None:
+    names = shipped_studies()
+    assert {"fairness", "linux-variants"} <= set(names)
+    for name in names:
+        study = load_study(name)
+        quick, full = expand(study, quick=True), expand(study)
+        assert 0 < len(quick) <= len(full)
+        declared = {m.name for e in study.experiments for m in e.metrics}
+        for e in study.experiments:
+            params = {p.name for p in e.sweep}
+            for t in e.tables:
+                assert set(t["rows"]) <= params and set(t["columns"]) <= declared, (name, e.name)
+
+
+def _tiny_file(tmp_path: Path) -> Path:
+    p = tmp_path / "tiny.toml"
+    p.write_text(TINY)
+    return p
+
+
+def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch) -> None:
+    study = parse_study(TINY)
+    specs = expand(study)
+    doomed = specs[3].key
+    real_run = runner.run
+
+    def flaky(scenario, progress=False):
+        if any(s.key == doomed and s.scenario == scenario for s in specs):
+            raise RuntimeError("injected failure")
+        return real_run(scenario, progress=progress)
+
+    monkeypatch.setattr(runner, "run", flaky)
+    first = run_study(study, tmp_path / "out", workers=2, progress=False)
+    assert first.ok == 7 and len(first.failed) == 1
+    assert "injected failure" in first.failed[0].error
+    monkeypatch.setattr(runner, "run", real_run)
+    second = run_study(study, tmp_path / "out", workers=2, progress=False)
+    assert second.skipped == 7 and second.ok == 1 and not second.failed
+    df = results(tmp_path / "out")
+    assert len(df) == 8 and df["key"].is_unique and (df["status"] == "ok").all()
+    assert df["goodput"].between(10, 20).all()
+
+
+def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "tcpeval.cli", "study", "run", str(_tiny_file(tmp_path)), "--out", str(out),
+           "--workers", "1", "--no-report", "--quiet"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db = out / "catalog.sqlite"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.2)
+        if db.exists():
+            with sqlite3.connect(db) as c:
+                if c.execute("SELECT count(*) FROM runs").fetchone()[0] >= 2:
+                    break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = len(results(out))
+    assert 2 <= partial < 8
+    done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert f"{partial} already stored" in done.stdout
+    df = results(out)
+    assert len(df) == 8 and df["key"].is_unique and (df["status"] == "ok").all()
+    # No half-written run directory is left behind.
+    assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(df["key"])
+
+
+def test_dask_cluster_gives_the_same_numbers_as_the_local_pool(tmp_path) -> None:
+    distributed = pytest.importorskip("distributed")
+    study = parse_study(TINY)
+    run_study(study, tmp_path / "local", quick=True, workers=2, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        run_study(study, tmp_path / "dask", quick=True, scheduler=cl.scheduler_address, progress=False)
+    cols = ["key", "seed", "algorithm", "rtt", "goodput", "jain"]
+    a = results(tmp_path / "local")[cols].sort_values("key").reset_index(drop=True)
+    b = results(tmp_path / "dask")[cols].sort_values("key").reset_index(drop=True)
+    assert len(a) == 2
+    assert a.equals(b)
