@@ -311,6 +311,15 @@ def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:
     return [dict(zip([p.name for p in exp.sweep], combo, strict=True)) for combo in itertools.product(*values)]
 
 
+def _compress_time(sc: dict[str, Any], scale: float) -> None:
+    """Quick mode: the run's time axis shrinks by ``scale`` (duration and flow schedules)."""
+    sc["duration_s"] = float(sc.get("duration_s", 0)) * scale
+    for flow in sc.get("flows", []):
+        for key in ("start_s", "stop_s", "start_jitter_s"):
+            if flow.get(key) is not None:
+                flow[key] = float(flow[key]) * scale
+
+
 def _apply_algorithm_settings(sc: dict[str, Any], settings: dict[str, dict[str, Any]]) -> None:
     """Gives each flow the study's ``params``/``tcp`` for its algorithm (the flow's own win)."""
     for flow in sc.get("flows", []):
@@ -343,7 +352,7 @@ def expand(study: Study, quick: bool = False, only: list[str] | None = None) -> 
                     set_path(sc, path, value)
             _apply_algorithm_settings(sc, deep_merge(study.algorithms, exp.algorithms))
             if quick:
-                sc["duration_s"] = float(sc.get("duration_s", 0)) * study.duration_scale
+                _compress_time(sc, study.duration_scale)
             seed0 = int(sc.get("seed", 1))
             for r in range(reps):
                 run_sc = dict(sc, seed=seed0 + r)

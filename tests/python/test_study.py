@@ -31,7 +31,7 @@ params = { max_increment = 32 }
 name = "grid"
 [experiment.scenario]
 topology = { kind = "dumbbell", bottleneck = { rate_mbps = 20, delay_ms = 5 } }
-flows = [{ name = "a", algorithm = "reno", rtt_ms = 20 }, { name = "b", algorithm = "reno", rtt_ms = 40 }]
+flows = [{ name = "a", algorithm = "reno", rtt_ms = 20 }, { name = "b", algorithm = "reno", rtt_ms = 40, start_s = 1.0 }]
 [experiment.sweep]
 algorithm = { path = "flows[*].algorithm", values = ["reno", "bic"] }
 rtt = { path = ["flows[0].rtt_ms", "flows[1].rtt_ms"], values = [20, 40] }
@@ -66,6 +66,7 @@ def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
     quick = expand(study, quick=True)
     assert len(quick) == 2
     assert all(s.scenario["duration_s"] == 2.0 and s.point["rtt"] == 20 for s in quick)
+    assert all(s.scenario["flows"][1]["start_s"] == 0.5 for s in quick)
 
 
 def test_set_path_errors_name_the_path() -> None:
