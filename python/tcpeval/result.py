@@ -5,7 +5,8 @@ Tables (units in the column docs of the engine, restated here):
 
 - ``flow_series``: time (s), flow, cwnd (packets), ssthresh (packets, inf
   while unlimited), srtt (s, NaN before the first sample), delivered
-  (bytes delivered in order to the application so far).
+  (bytes delivered in order to the application so far), and the cumulative
+  counters sent, retransmitted, timeouts (so rates can be taken per phase).
 - ``queue_series``: time (s), link, qlen (packets waiting), qbytes,
   departed_bytes (cumulative), drops (cumulative buffer drops).
 - ``flows``: one row per flow with its totals (sent, retransmitted,

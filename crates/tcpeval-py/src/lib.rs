@@ -122,6 +122,9 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     fs.set_item("ssthresh", s.ssthresh.into_pyarray(py))?;
     fs.set_item("srtt", s.srtt.into_pyarray(py))?;
     fs.set_item("delivered", s.delivered.into_pyarray(py))?;
+    fs.set_item("sent", s.sent.into_pyarray(py))?;
+    fs.set_item("retransmitted", s.retransmitted.into_pyarray(py))?;
+    fs.set_item("timeouts", s.timeouts.into_pyarray(py))?;
     out.set_item("flow_series", fs)?;
     let qs = PyDict::new(py);
     let q = r.queue_series;

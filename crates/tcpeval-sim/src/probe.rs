@@ -18,6 +18,12 @@ pub struct FlowSeries {
     pub srtt: Vec<f64>,
     /// Bytes delivered in order to the receiving application so far.
     pub delivered: Vec<u64>,
+    /// Data packets sent so far (retransmissions included).
+    pub sent: Vec<u64>,
+    /// Data packets retransmitted so far.
+    pub retransmitted: Vec<u64>,
+    /// Retransmission timeouts so far.
+    pub timeouts: Vec<u64>,
 }
 
 /// Per-link queue series, one row per (sample time, monitored link).

@@ -396,6 +396,10 @@ impl World {
                     s.ssthresh.push(tcb.ssthresh);
                     s.srtt.push(tcb.srtt.map_or(f64::NAN, |x| x.secs()));
                     s.delivered.push(fl.delivered_pkts * u64::from(tcb.mss));
+                    let st = fl.sender.stats;
+                    s.sent.push(st.sent);
+                    s.retransmitted.push(st.retransmitted);
+                    s.timeouts.push(st.timeouts);
                 }
             }
             SampleKind::Queues => {

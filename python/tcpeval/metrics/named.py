@@ -110,17 +110,37 @@ def loss_ratio(r: Any, flows: Sequence[str] | None = None) -> float:
     return float(f["data_dropped"].sum() / sent) if sent else float("nan")
 
 
-def retx_prob(r: Any, flows: Sequence[str] | None = None) -> float:
-    """Retransmitted / sent data packets, over the selected flows."""
-    f = r.flows[r.flows["flow"].isin(_flow_ids(r, flows))]
-    sent = f["sent"].sum()
-    return float(f["retransmitted"].sum() / sent) if sent else float("nan")
+def _counter_in_window(r: Any, flow: int, column: str, lo: float, hi: float) -> float:
+    """Increase of a cumulative flow counter over [lo, hi] (0 before the flow's first sample)."""
+    s = r.flow_series[r.flow_series["flow"] == flow]
+    if s.empty:
+        return 0.0
+    t = s["time"].to_numpy()
+    v = s[column].to_numpy(dtype=float)
+    return float(np.interp(hi, t, v, left=0.0) - np.interp(lo, t, v, left=0.0))
 
 
-def timeouts(r: Any, flows: Sequence[str] | None = None, agg: str = "sum") -> float:
-    """Retransmission timeouts of the selected flows."""
-    f = r.flows[r.flows["flow"].isin(_flow_ids(r, flows))]
-    return _agg([float(x) for x in f["timeouts"]], agg)
+def retx_prob(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
+    """Retransmitted / sent data packets of the selected flows (over the window, if given)."""
+    ids = _flow_ids(r, flows)
+    if window is None:
+        f = r.flows[r.flows["flow"].isin(ids)]
+        sent, retx = float(f["sent"].sum()), float(f["retransmitted"].sum())
+    else:
+        lo, hi = _window(r, window)
+        sent = sum(_counter_in_window(r, i, "sent", lo, hi) for i in ids)
+        retx = sum(_counter_in_window(r, i, "retransmitted", lo, hi) for i in ids)
+    return retx / sent if sent else float("nan")
+
+
+def timeouts(r: Any, flows: Sequence[str] | None = None, agg: str = "sum", window: Any = None) -> float:
+    """Retransmission timeouts of the selected flows (over the window, if given)."""
+    ids = _flow_ids(r, flows)
+    if window is None:
+        f = r.flows[r.flows["flow"].isin(ids)]
+        return _agg([float(x) for x in f["timeouts"]], agg)
+    lo, hi = _window(r, window)
+    return _agg([_counter_in_window(r, i, "timeouts", lo, hi) for i in ids], agg)
 
 
 def drop_prob(r: Any, link: str = "R1->R2") -> float:
