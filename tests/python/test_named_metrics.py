@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
-from conftest import small_dumbbell
 
 import tcpeval
+from conftest import small_dumbbell
 from tcpeval.metrics.named import compute
 
 
