@@ -12,11 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib as mpl
-import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-
-from ..metrics.stats import mean_ci
 
 STYLE: dict[str, object] = {
     "font.size": 9,
@@ -70,23 +67,3 @@ def save(fig: Figure, path: str | Path | None) -> None:
         )
     with house_style():
         fig.savefig(target, format=suffix.lstrip("."))
-
-
-def nan_mean_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and Student-t half-width over the last axis of ``samples``, NaN samples left out.
-
-    A NaN sample is a missing replication (a failed run, a metric with no
-    value): each entry is over its own non-NaN samples
-    (:func:`tcpeval.metrics.mean_ci`). The mean is NaN where an entry has no
-    sample, the half-width NaN where it has fewer than two. Both arrays have
-    the shape of ``samples`` without its last axis.
-    """
-    flat = samples.reshape(-1, samples.shape[-1])
-    mean = np.full(flat.shape[0], np.nan)
-    half = np.full(flat.shape[0], np.nan)
-    for i, row in enumerate(flat):
-        present = row[~np.isnan(row)]
-        if present.size:
-            ci = mean_ci(present, confidence)
-            mean[i], half[i] = ci.mean, ci.half_width
-    return mean.reshape(samples.shape[:-1]), half.reshape(samples.shape[:-1])

@@ -9,7 +9,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._figure import house_style, nan_mean_ci, new_figure, save
+from ..metrics.stats import nan_mean_ci
+from ._figure import house_style, new_figure, save
 
 
 def plot_phase_bars(
@@ -44,7 +45,7 @@ def plot_phase_bars(
             f"samples must have shape ({len(groups)}, {len(phases)}[, replications]), "
             f"got {np.shape(samples)}"
         )
-    mean, half = nan_mean_ci(arr, confidence)
+    mean, half, _ = nan_mean_ci(arr, confidence)
     has_error = bool(np.any(~np.isnan(half)))
     positions = np.arange(len(phases), dtype=float)
     width = 0.8 / len(groups)

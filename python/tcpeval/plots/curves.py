@@ -10,7 +10,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 from numpy.typing import ArrayLike
 
-from ._figure import house_style, nan_mean_ci, new_figure, save
+from ..metrics.stats import nan_mean_ci
+from ._figure import house_style, new_figure, save
 
 
 def plot_metric_curves(
@@ -54,7 +55,7 @@ def plot_metric_curves(
                 raise ValueError(
                     f"curve {label!r} has {arr.shape[0]} points for {xs.size} x values"
                 )
-            mean, half = nan_mean_ci(arr, confidence)
+            mean, half, _ = nan_mean_ci(arr, confidence)
             (line,) = ax.plot(xs, mean, marker="o", markersize=3, label=label)
             ax.fill_between(
                 xs, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0
