@@ -35,6 +35,9 @@ duration_scale = 0.5
 [defaults]
 packet_size = 1500
 
+[algorithms.cubic]
+params = {{ beta = 0.7 }}
+
 [[experiment]]
 name = "grid"
 title = "Two algorithms, two buffers"
@@ -62,6 +65,9 @@ fn = "loss_ratio"
 name = "convergence_s"
 fn = "convergence_s"
 flows = ["a", "b"]
+
+[experiment.algorithms.cubic]
+tcp = {{ sack = true }}
 
 [[experiment.figure]]
 name = "throughput-vs-buffer"

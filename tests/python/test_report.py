@@ -93,6 +93,7 @@ def test_quick_mode_uses_the_quick_values(study):
     assert quick.values(experiment, "buffer") == [60, 1000, 20]  # then what the catalog holds
     assert study.declared_values(experiment, "buffer") == [20, 60]
     text = parameters_text(quick, experiment)
+    assert "algorithms.cubic.params.beta = 0.7\nalgorithms.cubic.tcp.sack = true" in text
     assert 'buffer (path "topology.bottleneck.buffer.packets") = [60, 1000]' in text
     assert "study.duration_scale = 0.5" in text and "experiment.scenario.duration_s = 1" in text
 

@@ -104,10 +104,15 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 
 def parameters_text(study: StudyResults, experiment: Mapping[str, Any]) -> str:
     """The exact parameters of an experiment as plain text: its scenario with
-    the study's ``[defaults]`` merged under it, the sweep (with the values
-    this mode ran), what quick mode changes, and the metric definitions."""
+    the study's ``[defaults]`` merged under it, the per-algorithm settings,
+    the sweep (with the values this mode ran), what quick mode changes, and
+    the metric definitions."""
     scenario = deep_merge(study.spec.get("defaults", {}), experiment.get("scenario", {}))
     lines = ["# scenario (study [defaults] merged under the experiment's scenario)", *flatten(scenario)]
+    settings = deep_merge(study.spec.get("algorithms", {}), experiment.get("algorithms", {}))
+    if settings:
+        lines += ["", "# per-algorithm settings (study [algorithms] merged with the experiment's)"]
+        lines += flatten({"algorithms": settings})
     sweep = experiment.get("sweep", {})
     if sweep:
         lines += ["", "# sweep: every combination of"]
