@@ -38,7 +38,7 @@ h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 0.2em 1em; }
 dl.meta dt { font-weight: bold; }
 dl.meta dd { margin: 0; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
+pre { background: #f6f6f6; padding: 0.6em; white-space: pre-wrap; font-size: 0.85em; }
 figure { margin: 1.5em 0; }
 figure img { max-width: 100%; height: auto; display: block; }
 figcaption { font-size: 0.9em; color: #444; }
