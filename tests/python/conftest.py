@@ -29,3 +29,39 @@ def small_dumbbell(**overrides: Any) -> dict[str, Any]:
     }
     sc.update(overrides)
     return sc
+
+
+@pytest.fixture(scope="session")
+def fake_study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The results directory of a small made-up study (see fake_study.py), written once."""
+    from fake_study import write_fake_study
+
+    return write_fake_study(tmp_path_factory.mktemp("study") / "fake")
+
+
+
+@pytest.fixture(scope="session")
+def fake_report_build(fake_study_dir: Path) -> tuple[Path, dict[str, Any]]:
+    """Build the report of :func:`fake_study_dir` once: the path of its page
+    and its figures (``FigureOutput`` by name, with their matplotlib Figures),
+    recorded while ``build_report`` makes them."""
+    from tcpeval import report
+
+    figures: dict[str, Any] = {}
+    real = report.experiment_figures
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        outputs = real(*args, **kwargs)
+        figures.update((out.name, out) for out in outputs)
+        return outputs
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(report, "experiment_figures", recording)
+        page = report.build_report(fake_study_dir)
+    return page, figures
+
+
+@pytest.fixture(scope="session")
+def fake_report(fake_report_build: tuple[Path, dict[str, Any]]) -> Path:
+    """The report.html of :func:`fake_study_dir`."""
+    return fake_report_build[0]

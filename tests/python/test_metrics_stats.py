@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tcpeval.metrics.stats import mean_ci
+from tcpeval.metrics.stats import mean_ci, nan_mean_ci
 
 SAMPLES = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
 
@@ -53,3 +53,13 @@ def test_single_replication_has_nan_half_width():
 def test_invalid_confidence():
     with pytest.raises(ValueError, match="confidence"):
         mean_ci(SAMPLES, 1.0)
+
+
+def test_nan_samples_are_left_out_per_entry():
+    data = np.array([[1.0, 2.0, 3.0], [4.0, np.nan, 6.0], [np.nan, 7.0, np.nan], [np.nan] * 3])
+    mean, half, n = nan_mean_ci(data)
+    np.testing.assert_allclose(mean, [2.0, 5.0, 7.0, np.nan])
+    np.testing.assert_array_equal(n, [3, 2, 1, 0])
+    assert half[0] == pytest.approx(stats.t.ppf(0.975, 2) / math.sqrt(3))
+    assert half[1] == pytest.approx(stats.t.ppf(0.975, 1) * math.sqrt(2) / math.sqrt(2))
+    assert np.isnan(half[2]) and np.isnan(half[3])

@@ -99,6 +99,16 @@ def test_metric_curves_single_replication():
     assert len(ax.lines) == 1 and len(ax.collections) == 1
 
 
+def test_metric_curves_leave_missing_replications_out():
+    samples = np.array([[1.0, 2.0, 3.0], [4.0, np.nan, 6.0], [np.nan, np.nan, 9.0], [np.nan] * 3])
+    fig = render(plot_metric_curves([1, 2, 3, 4], {"a": samples}, xlabel="x", ylabel="y"))
+    (ax,) = fig.axes
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [2.0, 5.0, 9.0, np.nan])
+    (band,) = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    top = band.get_paths()[0].vertices[:, 1].max()
+    assert top == pytest.approx(5.0 + mean_ci([4.0, 6.0]).half_width)
+
+
 def test_phase_bars_with_error_bars():
     rng = np.random.default_rng(1)
     samples = rng.uniform(50, 100, (2, 3, 4))
@@ -124,6 +134,15 @@ def test_phase_bars_single_run_has_no_error_bars():
     )
     bars = [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]
     assert len(bars) == 3 and all(b.errorbar is None for b in bars)
+
+
+def test_phase_bars_leave_missing_replications_out():
+    samples = np.array([[[10.0, 20.0, np.nan], [5.0, np.nan, np.nan]]])
+    fig = render(plot_phase_bars(samples, ["a"], ["p", "q"], ylabel="y"))
+    (bars,) = [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]
+    assert [p.get_height() for p in bars] == [15.0, 5.0]
+    (segment, _) = bars.errorbar.lines[2][0].get_segments()
+    assert segment[1, 1] - segment[0, 1] == pytest.approx(2 * mean_ci([10.0, 20.0]).half_width)
 
 
 def test_heatmap_annotates_finite_cells():

@@ -55,7 +55,7 @@ from .spectra import (
     welch_psd,
 )
 from .stability import coefficient_of_variation, throughput_cov
-from .stats import MeanCI, mean_ci
+from .stats import MeanCI, mean_ci, nan_mean_ci
 from .throughput import (
     goodput,
     link_utilization,
@@ -93,6 +93,7 @@ __all__ = [
     "mean_ci",
     "min_max_ratio",
     "multiplicative_increase_time",
+    "nan_mean_ci",
     "periodogram_psd",
     "phase_throughput",
     "queue_stats",

@@ -64,3 +64,31 @@ def mean_ci(samples: ArrayLike, confidence: float = 0.95, axis: int = -1) -> Mea
     if np.ndim(mean) == 0:
         return MeanCI(float(mean), float(half), n)
     return MeanCI(mean, half, n)
+
+
+def nan_mean_ci(
+    samples: ArrayLike, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`mean_ci` over the last axis of ``samples``, leaving NaN samples out.
+
+    A NaN sample is a missing replication (a failed run, a metric without a
+    value), so each entry is over its own non-NaN samples and entries may
+    have different counts. Returns ``(mean, half_width, n)``, arrays of the
+    shape of ``samples`` without its last axis: the mean is NaN where ``n``
+    is 0 and the half-width NaN where ``n`` < 2.
+    """
+    arr = np.asarray(samples, dtype=float)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    flat = arr.reshape(-1, arr.shape[-1])
+    mean = np.full(flat.shape[0], np.nan)
+    half = np.full(flat.shape[0], np.nan)
+    count = np.zeros(flat.shape[0], dtype=int)
+    for i, row in enumerate(flat):
+        present = row[~np.isnan(row)]
+        count[i] = present.size
+        if present.size:
+            ci = mean_ci(present, confidence)
+            mean[i], half[i] = ci.mean, ci.half_width
+    shape = arr.shape[:-1]
+    return mean.reshape(shape), half.reshape(shape), count.reshape(shape)

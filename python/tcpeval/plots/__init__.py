@@ -1,9 +1,12 @@
 """Publication-quality matplotlib figures of tcpeval results.
 
 Every function builds a Figure on the headless Agg canvas, optionally saves it
-(PNG, SVG or PDF chosen by the file extension) and returns it.
+(PNG, SVG or PDF chosen by the file extension) and returns it;
+:func:`save_figure` saves a returned Figure again (another format, or after
+adjusting it) in the same house style.
 """
 
+from ._figure import save as save_figure
 from .bars import plot_phase_bars
 from .curves import plot_metric_curves
 from .heatmap import plot_heatmap
@@ -15,4 +18,5 @@ __all__ = [
     "plot_metric_curves",
     "plot_phase_bars",
     "plot_timeseries_psd",
+    "save_figure",
 ]

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..metrics.stats import mean_ci
+from ..metrics.stats import nan_mean_ci
 from ._figure import house_style, new_figure, save
 
 
@@ -29,7 +29,8 @@ def plot_phase_bars(
     ``(len(groups), len(phases))`` for a single run). Phases are clusters
     along the x axis, one bar per group inside each; the bar is the mean over
     replications and the error bar the Student-t ``confidence`` half-width
-    (:func:`tcpeval.metrics.mean_ci`; none for a single replication). This is
+    (:func:`tcpeval.metrics.mean_ci`; none for a single replication). A NaN
+    sample is a missing replication and is left out of its bar. This is
     the per-phase report of the ``reverse`` study (goodput of flows A and B in
     each of its three phases). The figure is saved to ``path`` if given.
 
@@ -44,7 +45,8 @@ def plot_phase_bars(
             f"samples must have shape ({len(groups)}, {len(phases)}[, replications]), "
             f"got {np.shape(samples)}"
         )
-    ci = mean_ci(arr, confidence, axis=-1)
+    mean, half, _ = nan_mean_ci(arr, confidence)
+    has_error = bool(np.any(~np.isnan(half)))
     positions = np.arange(len(phases), dtype=float)
     width = 0.8 / len(groups)
     with house_style():
@@ -53,9 +55,9 @@ def plot_phase_bars(
         for i, group in enumerate(groups):
             ax.bar(
                 positions + (i - (len(groups) - 1) / 2) * width,
-                ci.mean[i],
+                mean[i],
                 width,
-                yerr=ci.half_width[i] if ci.n > 1 else None,
+                yerr=half[i] if has_error else None,
                 capsize=2.5,
                 label=group,
                 error_kw={"elinewidth": 0.8, "capthick": 0.8},

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 from numpy.typing import ArrayLike
 
-from ..metrics.stats import mean_ci
+from ..metrics.stats import nan_mean_ci
 from ._figure import house_style, new_figure, save
 
 
@@ -33,7 +33,8 @@ def plot_metric_curves(
     replications)`` (or ``(len(x),)`` for a single run). Each curve is the mean
     over replications with a shaded band of the Student-t ``confidence``
     interval (:func:`tcpeval.metrics.mean_ci`); a single replication has no
-    band. With ``logx`` the x ticks sit at the parameter values (a doubling RTT
+    band. A NaN sample is a missing replication and is left out of its
+    point (a point with no sample is a gap in the curve). With ``logx`` the x ticks sit at the parameter values (a doubling RTT
     grid, a loss-probability sweep). The figure is saved to ``path`` if given
     (.png, .svg, .pdf).
 
@@ -54,10 +55,10 @@ def plot_metric_curves(
                 raise ValueError(
                     f"curve {label!r} has {arr.shape[0]} points for {xs.size} x values"
                 )
-            ci = mean_ci(arr, confidence, axis=-1)
-            (line,) = ax.plot(xs, ci.mean, marker="o", markersize=3, label=label)
+            mean, half, _ = nan_mean_ci(arr, confidence)
+            (line,) = ax.plot(xs, mean, marker="o", markersize=3, label=label)
             ax.fill_between(
-                xs, ci.low, ci.high, color=line.get_color(), alpha=0.2, linewidth=0
+                xs, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0
             )
         if logx:
             ax.set_xscale("log")

@@ -1,0 +1,57 @@
+"""The report of a study: figures, tables and one self-contained HTML page.
+
+>>> from tcpeval.report import build_report
+>>> build_report("results/linux-variants")          # doctest: +SKIP
+PosixPath('.../results/linux-variants/report.html')
+
+The input is a study's results directory (docs/study-format.md, read by
+:mod:`tcpeval.report.data`); the figure kinds and file names are described
+in :mod:`tcpeval.report.figures`, the tables in :mod:`tcpeval.report.tables`
+and the page in :mod:`tcpeval.report.page`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tcpeval import __version__
+
+from .data import StudyResults, experiment_runs, load_study
+from .figures import FigureOutput, experiment_figures, figure_outputs
+from .page import experiment_html, page_html
+from .tables import TableOutput, experiment_tables, table_output
+
+__all__ = [
+    "FigureOutput",
+    "StudyResults",
+    "TableOutput",
+    "build_report",
+    "experiment_figures",
+    "experiment_runs",
+    "experiment_tables",
+    "figure_outputs",
+    "load_study",
+    "table_output",
+]
+
+
+def build_report(study_dir: str | Path) -> Path:
+    """Build the report of the study whose results are in ``study_dir``.
+
+    Writes every figure to ``study_dir/figures/`` (PNG, SVG, PDF), every table
+    to ``study_dir/tables/`` (CSV) and the page to ``study_dir/report.html``
+    (replaced atomically), and returns the page's path. Figures are released
+    experiment by experiment, so memory does not grow with the study.
+    """
+    study = load_study(study_dir)
+    sections = []
+    for experiment in study.experiments:
+        figures = experiment_figures(study, experiment, study.directory / "figures")
+        tables = experiment_tables(study, experiment, study.directory / "tables")
+        sections.append(experiment_html(study, experiment, figures, tables))
+    page = study.directory / "report.html"
+    tmp = page.with_name(f".{page.name}.tmp-{os.getpid()}")
+    tmp.write_text(page_html(study, sections, __version__), encoding="utf-8")
+    os.replace(tmp, page)
+    return page

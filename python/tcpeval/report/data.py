@@ -1,0 +1,199 @@
+"""Reading a study's results directory (docs/study-format.md) into pandas.
+
+The report reads only the results layout, never the running study:
+
+* ``study.toml``: the study as run; its ``experiment`` array declares each
+  experiment's sweep, metrics, figures and tables;
+* ``study.json``: ``name``, ``mode`` (``"quick"`` or ``"full"``),
+  ``tcpeval_version``, ``started``, ``finished``;
+* ``catalog.sqlite``, table ``runs``: ``key``, ``experiment``, ``point``
+  (JSON object: sweep parameter -> value), ``seed``, ``status`` (``"ok"`` or
+  ``"error"``), ``error``, ``wall_s`` and ``metrics`` (JSON object: metric
+  name -> number or null);
+* ``runs/KEY/``: the tables of each ok run (:func:`tcpeval.store.load_run`).
+
+Each experiment becomes one DataFrame with a row per run (see
+:func:`experiment_runs`). Sweep values that are TOML tables or arrays (a
+buffer of ``{ bdp = 0.5 }``) are kept as their canonical JSON text so that
+they can be compared, grouped and shown (:func:`canonical`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+RUN_COLUMNS = ("key", "seed", "status", "error", "wall_s")
+"""The columns every experiment frame starts with, before its sweep
+parameters and metrics."""
+
+Value = bool | int | float | str
+"""A sweep value as the report handles it (see :func:`canonical`)."""
+
+
+def canonical(value: Any) -> Value:
+    """A sweep value as a comparable scalar: numbers, strings and booleans as
+    they are, anything else (a table, an array) as compact JSON with sorted keys."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class StudyResults:
+    """A study's results directory, read: the study file, its run metadata
+    and one DataFrame of runs per experiment (keyed by experiment name)."""
+
+    directory: Path
+    spec: dict[str, Any]
+    meta: dict[str, Any]
+    runs: dict[str, pd.DataFrame]
+
+    @property
+    def mode(self) -> str:
+        """``"quick"`` or ``"full"``, as recorded in ``study.json``."""
+        return str(self.meta.get("mode", "full"))
+
+    @property
+    def experiments(self) -> list[dict[str, Any]]:
+        """The experiment tables of the study file, in file order."""
+        return list(self.spec.get("experiment", []))
+
+    def declared_values(self, experiment: Mapping[str, Any], param: str) -> list[Any]:
+        """The values the study file gives sweep parameter ``param`` for this
+        mode, as written: ``[experiment.quick]`` replaces the sweep's in quick mode."""
+        sweep = experiment.get("sweep", {})
+        if param not in sweep:
+            raise ValueError(f"experiment {experiment.get('name')!r} has no sweep parameter {param!r}")
+        quick = experiment.get("quick", {})
+        if self.mode == "quick" and isinstance(quick.get(param), list):
+            return list(quick[param])
+        return list(sweep[param].get("values", []))
+
+    def values(self, experiment: Mapping[str, Any], param: str) -> list[Value]:
+        """The values of sweep parameter ``param`` (:func:`canonical`) in the
+        order of :meth:`declared_values`, followed by any other value found in
+        the catalog."""
+        order = list(dict.fromkeys(canonical(v) for v in self.declared_values(experiment, param)))
+        frame = self.runs.get(experiment["name"])
+        if frame is not None:
+            order.extend(v for v in dict.fromkeys(frame[param].dropna()) if v not in order)
+        return order
+
+
+def _read_json_object(text: str | None, what: str) -> dict[str, Any]:
+    if text is None or text == "":
+        return {}
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} is not a JSON object: {text!r}")
+    return value
+
+
+def experiment_runs(
+    connection: sqlite3.Connection, experiment: Mapping[str, Any]
+) -> pd.DataFrame:
+    """One row per run of ``experiment`` in the catalog.
+
+    Columns: ``key``, ``seed``, ``status`` (``"ok"``/``"error"``),
+    ``error`` (text or None), ``wall_s`` (wall-clock run time, s), then one
+    column per sweep parameter (its value at the run's point, see
+    :func:`canonical`; None if the point lacks it) and one per metric (float,
+    NaN where the metric has no value, as for a failed run). Metrics found in
+    the catalog but not declared follow the declared ones. Rows are sorted by
+    key, so the frame does not depend on the order runs finished in.
+    """
+    name = experiment["name"]
+    params = list(experiment.get("sweep", {}))
+    metrics = [m["name"] for m in experiment.get("metric", [])]
+    clash = set(RUN_COLUMNS) & set(params + metrics) | set(params) & set(metrics)
+    if clash:
+        raise ValueError(f"experiment {name!r}: names used twice as columns: {sorted(clash)}")
+    rows = connection.execute(
+        "SELECT key, seed, status, error, wall_s, point, metrics FROM runs"
+        " WHERE experiment = ? ORDER BY key",
+        (name,),
+    ).fetchall()
+    records = []
+    for key, seed, status, error, wall_s, point_text, metrics_text in rows:
+        point = _read_json_object(point_text, f"run {key}: point")
+        values = _read_json_object(metrics_text, f"run {key}: metrics")
+        for extra in values:
+            if extra not in metrics and extra not in RUN_COLUMNS and extra not in params:
+                metrics.append(extra)
+        record: dict[str, Any] = {
+            "key": key,
+            "seed": seed,
+            "status": status,
+            "error": error,
+            "wall_s": wall_s,
+        }
+        record.update({p: canonical(point[p]) if p in point else None for p in params})
+        record.update({m: values.get(m) for m in metrics})
+        records.append(record)
+    columns = [*RUN_COLUMNS, *params, *metrics]
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    for m in metrics:
+        frame[m] = pd.to_numeric(frame[m], errors="coerce").astype(float)
+    frame["wall_s"] = frame["wall_s"].astype(float)
+    return frame
+
+
+def load_study(study_dir: str | Path) -> StudyResults:
+    """Read a study's results directory (see the module docstring).
+
+    The catalog is opened read-only, so a report can be built while the
+    study still runs (it then shows the runs finished so far).
+    """
+    directory = Path(study_dir).resolve()
+    with (directory / "study.toml").open("rb") as f:
+        spec = tomllib.load(f)
+    meta = json.loads((directory / "study.json").read_text())
+    catalog = directory / "catalog.sqlite"
+    if not catalog.exists():
+        raise FileNotFoundError(f"no catalog in {directory}: {catalog.name} is missing")
+    connection = sqlite3.connect(f"{catalog.as_uri()}?mode=ro", uri=True)
+    try:
+        runs = {e["name"]: experiment_runs(connection, e) for e in spec.get("experiment", [])}
+    finally:
+        connection.close()
+    return StudyResults(directory=directory, spec=spec, meta=meta, runs=runs)
+
+
+def ok_runs(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of runs that finished (status ``"ok"``)."""
+    return frame[frame["status"] == "ok"]
+
+
+def select(frame: pd.DataFrame, point: Mapping[str, Value]) -> pd.DataFrame:
+    """The rows whose sweep parameters equal every value in ``point``."""
+    mask = np.ones(len(frame), dtype=bool)
+    for param, value in point.items():
+        mask &= (frame[param] == value).to_numpy(dtype=bool)
+    return frame[mask]
+
+
+def present_values(
+    study: StudyResults,
+    experiment: Mapping[str, Any],
+    frame: pd.DataFrame,
+    params: Sequence[str],
+) -> list[dict[str, Value]]:
+    """The combinations of ``params`` that occur in ``frame``, in the study
+    file's value order (the first parameter varying slowest)."""
+    if not params:
+        return [{}] if len(frame) else []
+    seen = set(frame[list(params)].itertuples(index=False, name=None))
+    orders = [study.values(experiment, p) for p in params]
+    combos: list[dict[str, Value]] = [{}]
+    for param, order in zip(params, orders):
+        combos = [{**c, param: v} for c in combos for v in order]
+    return [c for c in combos if tuple(c[p] for p in params) in seen]

@@ -1,0 +1,251 @@
+"""The study report: loader, figures, tables and page, on a small made-up study (fake_study.py)."""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+import statistics
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.collections import PolyCollection, QuadMesh
+from matplotlib.container import BarContainer
+
+from fake_study import ALGORITHMS, BUFFERS, ERROR, FAILED, SEEDS, TITLE, loss, run_key, throughput
+from tcpeval.report import (
+    StudyResults,
+    experiment_figures,
+    figure_outputs,
+    load_study,
+    table_output,
+)
+from tcpeval.report.page import parameters_text
+from tcpeval.report.tables import cell_text
+
+# Student-t quantiles t_{0.975, n-1} from a printed table, for the hand computations.
+T975 = {2: 12.706204736174694, 3: 4.302652729749462, 5: 2.7764451051977934, 6: 2.5705818356363146}
+
+
+DRAWN = [
+    "grid-throughput-vs-buffer",
+    "grid-loss-grid",
+    "grid-phases-buffer-20",
+    "grid-phases-buffer-60",
+    "grid-traces",
+]
+"""The figures of the fake study that have data: the line, the heat map, the
+bars split by buffer, and the timeseries of one point."""
+
+
+def hand_ci(values: list[float]) -> tuple[float, float]:
+    """Mean and 95% half-width computed from the definition."""
+    n = len(values)
+    mean = sum(values) / n
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return mean, T975[n] * sd / math.sqrt(n)
+
+
+def ok_seeds(algorithm: str, buffer: int) -> list[int]:
+    return [s for s in SEEDS if (algorithm, buffer, s) != FAILED]
+
+
+@pytest.fixture(scope="module")
+def study(fake_study_dir) -> StudyResults:
+    return load_study(fake_study_dir)
+
+
+@pytest.fixture(scope="module")
+def page(fake_report) -> str:
+    return fake_report.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def figures(fake_report_build):
+    """The report's figures by file stem, as build_report made them."""
+    return fake_report_build[1]
+
+
+def test_runs_frame_has_one_row_per_run(study):
+    grid = study.runs["grid"]
+    assert list(grid.columns) == [
+        "key", "seed", "status", "error", "wall_s", "algorithm", "buffer",
+        "throughput_mbps", "loss_ratio", "convergence_s",
+    ]  # fmt: skip
+    assert len(grid) == len(ALGORITHMS) * len(BUFFERS) * len(SEEDS)
+    failed = grid[grid["status"] == "error"]
+    assert len(failed) == 1 and failed.iloc[0]["error"] == ERROR
+    assert failed.iloc[0]["key"] == run_key(*FAILED)
+    assert math.isnan(failed.iloc[0]["throughput_mbps"])
+    row = grid[grid["key"] == run_key("reno", 60, 2)].iloc[0]
+    assert (row["algorithm"], row["buffer"], row["seed"]) == ("reno", 60, 2)
+    assert row["throughput_mbps"] == pytest.approx(throughput("reno", 60, 2))
+    assert math.isnan(row["loss_ratio"]) and grid["convergence_s"].isna().all()
+    empty = study.runs["empty"]
+    assert empty.empty and list(empty.columns)[5:] == ["rtt", "utilization"]
+
+
+def test_quick_mode_uses_the_quick_values(study):
+    experiment = {**study.experiments[0], "quick": {"buffer": [60, 1000], "scenario": {"duration_s": 1}}}
+    quick = StudyResults(study.directory, study.spec, {**study.meta, "mode": "quick"}, study.runs)
+    assert quick.declared_values(experiment, "buffer") == [60, 1000]
+    assert quick.values(experiment, "buffer") == [60, 1000, 20]  # then what the catalog holds
+    assert study.declared_values(experiment, "buffer") == [20, 60]
+    text = parameters_text(quick, experiment)
+    assert "algorithms.cubic.params.beta = 0.7\nalgorithms.cubic.tcp.sack = true" in text
+    assert 'buffer (path "topology.bottleneck.buffer.packets") = [60, 1000]' in text
+    assert "study.duration_scale = 0.5" in text and "experiment.scenario.duration_s = 1" in text
+
+
+def test_every_declared_figure_is_saved_in_three_formats(fake_study_dir, fake_report):
+    magic = {"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}
+    saved = sorted(p.name for p in (fake_study_dir / "figures").iterdir())
+    assert saved == sorted(f"{stem}.{ext}" for stem in DRAWN for ext in magic)
+    for stem in DRAWN:
+        for ext, head in magic.items():
+            assert (fake_study_dir / "figures" / f"{stem}.{ext}").read_bytes().startswith(head)
+
+
+def test_line_figure_has_a_curve_and_band_per_group(figures):
+    (ax,) = figures["grid-throughput-vs-buffer"].figure.axes
+    assert [line.get_label() for line in ax.lines] == list(ALGORITHMS)
+    assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 2
+    for line, algorithm in zip(ax.lines, ALGORITHMS):
+        assert list(line.get_xdata()) == list(BUFFERS)
+        expected = [statistics.mean(throughput(algorithm, b, s) for s in ok_seeds(algorithm, b)) for b in BUFFERS]
+        np.testing.assert_allclose(line.get_ydata(), expected)
+
+
+def test_heatmap_has_a_cell_per_point(figures):
+    ax = figures["grid-loss-grid"].figure.axes[0]
+    assert len([c for c in ax.collections if isinstance(c, QuadMesh)]) == 1
+    assert len(ax.texts) == len(ALGORITHMS) * len(BUFFERS)
+    cubic_20 = statistics.mean(loss("cubic", 20, s) for s in SEEDS)
+    assert ax.texts[ALGORITHMS.index("cubic") * len(BUFFERS)].get_text() == f"{cubic_20:.3g}"
+
+
+def test_bars_are_split_by_the_parameter_they_do_not_use(figures):
+    for buffer in BUFFERS:
+        out = figures[f"grid-phases-buffer-{buffer}"]
+        assert out.caption == f"phases (buffer = {buffer})"
+        (ax,) = out.figure.axes
+        bars = [c for c in ax.containers if isinstance(c, BarContainer)]
+        assert len(bars) == len(ALGORITHMS) and all(len(b) == 2 for b in bars)
+        assert bars[0][0].get_height() == pytest.approx(statistics.mean(throughput("reno", buffer, s) for s in SEEDS))
+
+
+def test_timeseries_shows_the_first_seed_of_the_selected_point(figures):
+    fig = figures["grid-traces"].figure
+    assert len(fig.axes) == 4  # cwnd and queue, each with its spectrum
+    assert fig.get_suptitle() == "traces, seed 1"
+    cwnd, _, queue, _ = fig.axes
+    assert [line.get_label() for line in cwnd.lines] == ["a"]
+    assert [line.get_label() for line in queue.lines] == ["R1->R2"]
+    assert all(len(ax.lines[0].get_xdata()) > 50 for ax in fig.axes)
+    time = cwnd.lines[0].get_xdata()
+    assert min(time) == pytest.approx(0.5) and max(time) < 2.0
+    # The buffer of the run shown (20 packets) bounds the queue.
+    assert 0 < max(queue.lines[0].get_ydata()) <= 20
+
+
+def test_figure_without_data_is_a_message_not_an_empty_axes(figures, fake_study_dir):
+    for algorithm in ALGORITHMS:
+        out = figures[f"grid-convergence-algorithm-{algorithm}"]
+        assert out.figure is None and out.paths == {}
+        assert out.message == "no run has a value of convergence_s"
+    assert not list((fake_study_dir / "figures").glob("grid-convergence*"))
+
+
+def test_categorical_x_and_a_point_whose_runs_all_failed(study, tmp_path):
+    frame = study.runs["grid"].copy()
+    frame.loc[frame["buffer"] == 60, "status"] = "error"
+    broken = StudyResults(study.directory, study.spec, study.meta, {**study.runs, "grid": frame})
+    spec = {"name": "by-algorithm", "kind": "line", "x": "algorithm", "y": "throughput_mbps"}
+    drawn, failed = figure_outputs(broken, broken.experiments[0], spec, tmp_path)
+    assert drawn.name == "grid-by-algorithm-buffer-20" and drawn.message is None
+    (ax,) = drawn.figure.axes
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(ALGORITHMS)
+    assert list(ax.lines[0].get_xdata()) == [0, 1]
+    assert (failed.name, failed.message, failed.paths) == ("grid-by-algorithm-buffer-60", "every run failed", {})
+
+
+def test_experiment_without_runs_gets_messages(study, tmp_path):
+    experiment = study.experiments[1]
+    (out,) = experiment_figures(study, experiment, tmp_path)
+    assert (out.name, out.message, out.paths) == ("empty-util", "no runs", {})
+    table = table_output(study, experiment, experiment["table"][0], tmp_path)
+    assert table.message == "no runs" and table.path is None
+    assert not list(tmp_path.iterdir())
+
+
+def test_table_rows_and_confidence_intervals(fake_study_dir, page):
+    table = pd.read_csv(fake_study_dir / "tables" / "grid-per-point.csv")
+    assert list(zip(table["buffer"], table["algorithm"])) == [(b, a) for b in BUFFERS for a in ALGORITHMS]
+    for _, row in table.iterrows():
+        seeds = ok_seeds(row["algorithm"], row["buffer"])
+        assert row["n"] == len(seeds)
+        mean, half = hand_ci([throughput(row["algorithm"], row["buffer"], s) for s in seeds])
+        assert row["throughput_mbps_mean"] == pytest.approx(mean, rel=1e-12)
+        assert row["throughput_mbps_ci95"] == pytest.approx(half, rel=1e-9)
+        assert f"<td>{mean:.4g} ± {half:.2g}</td>" in page
+        losses = [v for s in seeds if (v := loss(row["algorithm"], row["buffer"], s)) is not None]
+        assert row["loss_ratio_n"] == len(losses)
+        assert row["loss_ratio_ci95"] == pytest.approx(hand_ci(losses)[1], rel=1e-9)
+    # reno at buffer 60: 3 ok runs, one without a loss value.
+    reno_60 = [loss("reno", 60, s) for s in (1, 3)]
+    mean, half = hand_ci(reno_60)
+    assert f"<td>{mean:.4g} ± {half:.2g} (n=2)</td>" in page
+    pooled = pd.read_csv(fake_study_dir / "tables" / "grid-per-algorithm.csv")
+    assert list(pooled["algorithm"]) == list(ALGORITHMS) and list(pooled["n"]) == [6, 5]
+    cubic = [throughput("cubic", b, s) for b in BUFFERS for s in ok_seeds("cubic", b)]
+    assert pooled["throughput_mbps_ci95"].iloc[1] == pytest.approx(hand_ci(cubic)[1], rel=1e-9)
+
+
+def test_cell_text():
+    assert cell_text(950.234, 3.14159, 3, 3) == "950.2 ± 3.1"
+    assert cell_text(0.5, float("nan"), 1, 1) == "0.5"
+    assert cell_text(0.5, float("nan"), 1, 3) == "0.5 (n=1)"
+    assert cell_text(float("nan"), float("nan"), 0, 3) == "—"
+
+
+def test_page_header(page):
+    assert "<dt>mode</dt><dd>full</dd>" in page
+    assert "<dt>runs</dt><dd>12 (11 ok, 1 failed)</dd>" in page
+    assert "<dt>seeds used</dt><dd>1, 2, 3</dd>" in page
+    assert "<dd>Doe &amp; Roe, &lt;i&gt;Nowhere&lt;/i&gt; 2024</dd>" in page
+
+
+def test_failed_runs_are_listed_with_their_error(page):
+    failed = page[page.index("<h3>Failed runs (1)</h3>") :]
+    assert run_key(*FAILED)[:12] in failed
+    assert "algorithm = cubic, buffer = 60" in failed
+    assert html.escape(ERROR) in failed and ERROR not in page
+
+
+def test_text_from_the_study_is_escaped(page):
+    assert f"<h1>{html.escape(TITLE)}</h1>" in page
+    assert "<title>&lt;script&gt;alert(1)&lt;/script&gt; &amp; co</title>" in page
+    assert "<script" not in page
+    assert "The buffer is &lt;b&gt;not&lt;/b&gt; stated in the original." in page
+
+
+def test_page_is_self_contained(page):
+    sources = re.findall(r"\ssrc='([^']*)'", page)
+    assert len(sources) == len(DRAWN) and all(s.startswith("data:image/") for s in sources)
+    links = re.findall(r"\shref='([^']*)'", page)
+    assert links and all(re.match(r"(#|figures/|tables/)", link) for link in links)
+    assert "http" not in re.sub(r"data:[^']*", "", page)
+    assert page.count("class='missing'") == 4  # 2 convergence figures, the empty experiment's figure and table
+
+
+def test_unknown_names_are_refused(study, tmp_path):
+    experiment = study.experiments[0]
+    with pytest.raises(ValueError, match="'nope' is not a metric"):
+        figure_outputs(study, experiment, {"name": "f", "kind": "line", "x": "buffer", "y": "nope"}, tmp_path)
+    with pytest.raises(ValueError, match="x = 'rtt' is not a sweep parameter"):
+        figure_outputs(study, experiment, {"name": "f", "kind": "heatmap", "x": "rtt"}, tmp_path)
+    with pytest.raises(ValueError, match="unknown kind 'pie'"):
+        figure_outputs(study, experiment, {"name": "f", "kind": "pie"}, tmp_path)
+    with pytest.raises(ValueError, match="row 'rtt'"):
+        table_output(study, experiment, {"name": "t", "rows": ["rtt"]}, tmp_path)
