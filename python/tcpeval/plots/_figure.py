@@ -12,10 +12,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib as mpl
+from matplotlib import cycler
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+_TAB20 = list(mpl.colormaps["tab20"].colors)
+#: 20 distinct colours: tab10's ten strong ones, then their light partners, so
+#: a study with eleven algorithms never repeats a colour.
+COLORS = _TAB20[0::2] + _TAB20[1::2]
+
 STYLE: dict[str, object] = {
+    "axes.prop_cycle": cycler(color=COLORS),
     "font.size": 9,
     "axes.titlesize": 9,
     "axes.labelsize": 9,
@@ -39,6 +47,11 @@ journal column, light grids, 300 dpi raster output, TrueType fonts in PDF and
 real text in SVG so the files stay editable."""
 
 FORMATS = (".png", ".svg", ".pdf")
+
+
+def place_legend(ax: Axes) -> None:
+    """Puts the legend beside the axes (right, top-aligned) so it never covers data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
 
 
 @contextmanager

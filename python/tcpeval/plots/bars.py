@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..metrics.stats import nan_mean_ci
-from ._figure import house_style, new_figure, save
+from ._figure import house_style, new_figure, place_legend, save
 
 
 def plot_phase_bars(
@@ -67,6 +67,6 @@ def plot_phase_bars(
         ax.grid(axis="x", visible=False)
         if title:
             ax.set_title(title)
-        ax.legend(loc="best")
+        place_legend(ax)
     save(fig, path)
     return fig

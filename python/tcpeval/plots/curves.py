@@ -11,7 +11,7 @@ from matplotlib.ticker import NullFormatter
 from numpy.typing import ArrayLike
 
 from ..metrics.stats import nan_mean_ci
-from ._figure import house_style, new_figure, save
+from ._figure import house_style, new_figure, place_legend, save
 
 
 def plot_metric_curves(
@@ -70,6 +70,6 @@ def plot_metric_curves(
         ax.set_ylabel(ylabel)
         if title:
             ax.set_title(title)
-        ax.legend(loc="best")
+        place_legend(ax)
     save(fig, path)
     return fig
