@@ -125,6 +125,9 @@ def _cmd_results(args: argparse.Namespace) -> int:
     from tcpeval.results_db import results
 
     df = results(args.study_dir, args.experiment)
+    if df.empty:
+        print("no runs" + (f" in experiment {args.experiment}" if args.experiment else ""))
+        return 0
     if args.csv:
         print(df.to_csv(index=False), end="")
     else:

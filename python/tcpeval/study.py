@@ -300,9 +300,14 @@ def load_study(name_or_path: str | Path) -> Study:
     return parse_study(text, str(p))
 
 
-def run_key(scenario_hash: str) -> str:
-    """Identity of a run: its scenario (seed included) and the tcpeval version."""
-    return hashlib.sha256(f"{scenario_hash}:{__version__}".encode()).hexdigest()[:24]
+def run_key(experiment: str, scenario_hash: str) -> str:
+    """Identity of a run: its experiment, its scenario (seed included) and the tcpeval version.
+
+    The experiment is part of it because two experiments may sweep through the
+    same scenario (a pair of identical flows in an intra- and an
+    inter-protocol grid) and each keeps its own row.
+    """
+    return hashlib.sha256(f"{experiment}:{scenario_hash}:{__version__}".encode()).hexdigest()[:24]
 
 
 def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:
@@ -361,5 +366,5 @@ def expand(study: Study, quick: bool = False, only: list[str] | None = None) -> 
                 except ScenarioError as e:
                     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
                     raise StudyError(f"experiment {exp.name} ({where}): {e.field}", e.message) from None
-                specs.append(RunSpec(exp.name, point, seed0 + r, scenario.data, run_key(scenario.hash)))
+                specs.append(RunSpec(exp.name, point, seed0 + r, scenario.data, run_key(exp.name, scenario.hash)))
     return specs

@@ -69,6 +69,13 @@ def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
     assert all(s.scenario["flows"][1]["start_s"] == 0.5 for s in quick)
 
 
+def test_identical_scenarios_in_two_experiments_are_two_runs() -> None:
+    text = TINY + TINY[TINY.index("[[experiment]]") :].replace('name = "grid"', 'name = "copy"')
+    specs = expand(parse_study(text))
+    assert len(specs) == 16
+    assert len({s.key for s in specs}) == 16
+
+
 def test_set_path_errors_name_the_path() -> None:
     sc = {"flows": [{"algorithm": "reno"}]}
     set_path(sc, "flows[*].params.beta", 0.7)
@@ -158,6 +165,11 @@ def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     assert len(df) == 8 and df["key"].is_unique and (df["status"] == "ok").all()
     # No half-written run directory is left behind.
     assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(df["key"])
+    empty = subprocess.run(
+        [sys.executable, "-m", "tcpeval.cli", "results", "query", str(out), "--experiment", "none"],
+        check=False, capture_output=True, text=True,
+    )
+    assert empty.returncode == 0 and "no runs" in empty.stdout
 
 
 def test_dask_cluster_gives_the_same_numbers_as_the_local_pool(tmp_path) -> None:
