@@ -39,7 +39,7 @@
 //!   is used (a choice of this implementation; the sources are silent).
 
 use crate::common::{
-    additive_increase, hstcp_a, hstcp_b, reno_ssthresh, slow_start, GrowthMode, Hstcp,
+    additive_increase, hstcp_a, hstcp_b, reno_ssthresh, slow_start_then, GrowthMode, Hstcp,
 };
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CongestionControl, NamedAlgorithm, Tcb};
@@ -227,12 +227,9 @@ impl CongestionControl for Africa {
     }
 
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        let mut acked = ack.acked;
-        if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start_then(tcb, ack.acked);
+        if acked == 0 {
+            return;
         }
         let cwnd = tcb.cwnd;
         // Packets per +1: cwnd / a(cwnd) in fast mode, cwnd in slow mode.

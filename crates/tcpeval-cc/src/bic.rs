@@ -52,7 +52,7 @@
 //! through `beta`, `max_increment`, `s_min` and `b`; ns-3's smooth_part 5
 //! corresponds to `s_min` ~ 0.7.
 
-use crate::common::{additive_increase, floor_product, slow_start, GrowthMode};
+use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -274,12 +274,9 @@ impl CongestionControl for Bic {
     }
 
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        let mut acked = ack.acked;
-        if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start_then(tcb, ack.acked);
+        if acked == 0 {
+            return;
         }
         self.update(tcb.cwnd_pkts(), tcb.now);
         additive_increase(tcb, GrowthMode::Linux, f64::from(self.cnt), acked);

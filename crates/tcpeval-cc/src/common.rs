@@ -49,6 +49,17 @@ pub fn slow_start(tcb: &mut Tcb, acked: u32) -> u32 {
     left
 }
 
+/// The usual start of `cong_avoid`: slow start while below ssthresh, then
+/// returns the packets of `acked` left for congestion avoidance (0 means
+/// there is nothing more to do on this ACK).
+pub fn slow_start_then(tcb: &mut Tcb, acked: u32) -> u32 {
+    if tcb.in_slow_start() {
+        slow_start(tcb, acked)
+    } else {
+        acked
+    }
+}
+
 /// Additive increase of one packet per `w` packets acked (spec 1.2).
 ///
 /// Linux mode is `tcp_cong_avoid_ai`: credit left over from a larger `w`

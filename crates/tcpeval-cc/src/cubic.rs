@@ -66,7 +66,7 @@
 //! [4, 16] ms of delay_min/8, initial_ssthresh 0 (off; applied only with
 //! HyStart off, as in Linux), no-loss cap 20, refresh HZ/32, holdoff HZ.
 
-use crate::common::{additive_increase, floor_product, slow_start, GrowthMode};
+use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -506,12 +506,9 @@ impl CongestionControl for Cubic {
         if let Some(s) = self.pending_ssthresh.take() {
             tcb.ssthresh = s;
         }
-        let mut acked = ack.acked;
-        if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start_then(tcb, ack.acked);
+        if acked == 0 {
+            return;
         }
         self.update(tcb.cwnd_pkts(), acked, tcb.now);
         additive_increase(tcb, GrowthMode::Linux, f64::from(self.cnt), acked);

@@ -5,7 +5,7 @@
 //! `ssthresh = max(floor(cwnd * beta), 2)` on loss. NewReno and SACK recovery
 //! are the generic sender's business; this file only sets the window rules.
 
-use crate::common::{additive_increase, reno_ssthresh, slow_start, GrowthMode};
+use crate::common::{additive_increase, reno_ssthresh, slow_start_then, GrowthMode};
 use crate::params::{check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 use serde::{Deserialize, Serialize};
@@ -66,12 +66,9 @@ impl CongestionControl for Reno {
     }
 
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        let mut acked = ack.acked;
-        if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start_then(tcb, ack.acked);
+        if acked == 0 {
+            return;
         }
         let w = tcb.cwnd;
         additive_increase(tcb, self.params.growth, w, acked);

@@ -30,7 +30,7 @@
 //! per-ACK mode (acked = 1 per ACK) halves the per-RTT growth under delayed
 //! ACKs exactly as 2.6-era kernels did.
 
-use crate::common::{additive_increase, floor_product, slow_start, GrowthMode};
+use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 use serde::{Deserialize, Serialize};
@@ -115,12 +115,9 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        let mut acked = ack.acked;
-        if tcb.in_slow_start() {
-            acked = slow_start(tcb, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start_then(tcb, ack.acked);
+        if acked == 0 {
+            return;
         }
         let p = &self.params;
         let legacy = tcb.cwnd <= f64::from(p.ai_cnt);
