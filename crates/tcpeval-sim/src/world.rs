@@ -37,7 +37,7 @@ use crate::tcp::sender::AckIn;
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
 use crate::traffic::udp::UdpSource;
-use crate::traffic::web::{Session, Sessions, WebSource};
+use crate::traffic::web::{Sessions, WebSource};
 use crate::traffic::{plan, ClassInfo};
 use rand::Rng;
 use std::collections::VecDeque;
@@ -317,8 +317,11 @@ impl World {
             }
         }
         let mut web = plan.web;
+        let mut sessions = Sessions::default();
         for (s, src) in web.iter_mut().enumerate() {
-            if let Some(t) = src.next_arrival(None) {
+            if src.session.is_some() {
+                Self::preroll(s as u32, src, &mut sessions, &mut events);
+            } else if let Some(t) = src.next_arrival(None) {
                 events.push(t, Event::WebArrival(s as u32));
             }
         }
@@ -350,7 +353,7 @@ impl World {
             class_counters: vec![ClassCounters::default(); n_classes],
             class_active: vec![0; n_classes],
             web,
-            sessions: Sessions::default(),
+            sessions,
             udp: plan.udp,
             udp_flows,
             samplers,
@@ -360,6 +363,40 @@ impl World {
             transfers: Transfers::default(),
             scratch: Vec::with_capacity(64),
         })
+    }
+
+    /// Starts SURGE source `s` in steady state: sessions arriving in the
+    /// `preroll_s` before its start are played forward without transfers;
+    /// those still running at the start are scheduled at their next file,
+    /// and the first arrival after the start is scheduled.
+    fn preroll(s: u32, src: &mut WebSource, sessions: &mut Sessions, events: &mut EventQueue) {
+        let start = src.start();
+        let mut t = -src.preroll_s();
+        loop {
+            t += src.gap_s();
+            if t >= 0.0 {
+                let at = start + Time::from_secs_f64(t);
+                if at < src.stop {
+                    events.push(at, Event::WebArrival(s));
+                }
+                return;
+            }
+            let mut sess = src.new_session(s);
+            let mut at = t;
+            loop {
+                if at >= 0.0 {
+                    let when = start + Time::from_secs_f64(at);
+                    if when < src.stop {
+                        events.push(when, Event::Session(sessions.insert(sess)));
+                    }
+                    break;
+                }
+                match src.next_in_session(&mut sess) {
+                    Some(gap) => at += gap.secs(),
+                    None => break,
+                }
+            }
+        }
     }
 
     /// Current simulated time.
@@ -655,17 +692,12 @@ impl World {
         if let Some(t) = src.next_arrival(Some(now)) {
             self.events.push(t, Event::WebArrival(s as u32));
         }
-        let rtt_ms = src.draw_rtt_ms();
         if src.session.is_none() {
+            let rtt_ms = src.draw_rtt_ms();
             self.start_transfer(s, rtt_ms);
             return;
         }
-        let session = Session {
-            source: s as u32,
-            rtt_ms,
-            pages_left: src.draw_pages(),
-            objects_left: src.draw_objects(),
-        };
+        let session = src.new_session(s as u32);
         let id = self.sessions.insert(session);
         self.session_step(id);
     }
@@ -682,17 +714,9 @@ impl World {
         }
         self.start_transfer(s, sess.rtt_ms);
         let src = &mut self.web[s];
-        let sess = self.sessions.get_mut(id);
-        sess.objects_left -= 1;
-        let next = if sess.objects_left > 0 {
-            Some(now + src.draw_active_off())
-        } else if sess.pages_left > 1 {
-            sess.pages_left -= 1;
-            sess.objects_left = src.draw_objects();
-            Some(now + src.draw_think())
-        } else {
-            None
-        };
+        let next = src
+            .next_in_session(self.sessions.get_mut(id))
+            .map(|gap| now + gap);
         match next {
             Some(t) if t < src.stop => self.events.push(t, Event::Session(id)),
             _ => self.sessions.remove(id),

@@ -180,3 +180,141 @@ fn background_flows_are_limited_by_their_64kb_window() {
         );
     }
 }
+
+/// Mean of the queue length of link `name` over samples in `[t0, t1)`.
+fn mean_qlen(r: &Results, name: &str, t0: f64, t1: f64) -> f64 {
+    let l = r.links.iter().position(|l| l.name == name).unwrap() as u32;
+    let q = &r.queue_series;
+    let v: Vec<f64> = (0..q.time.len())
+        .filter(|&k| q.link[k] == l && q.time[k] >= t0 && q.time[k] < t1)
+        .map(|k| f64::from(q.qlen[k]))
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Mean smoothed RTT of flow `i` over samples in `[t0, t1)`, s.
+fn mean_srtt(r: &Results, i: u32, t0: f64, t1: f64) -> f64 {
+    let s = &r.flow_series;
+    let v: Vec<f64> = (0..s.time.len())
+        .filter(|&k| s.flow[k] == i && s.time[k] >= t0 && s.time[k] < t1)
+        .map(|k| s.srtt[k])
+        .collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+#[test]
+fn reverse_bulk_flows_queue_the_forward_acks() {
+    // The `reverse` study's scenario A in small: forward A and B start in
+    // [0, 2] s; reverse C and D run from 20 s to 40 s. Their data fills
+    // R2->R1, the forward flows' ACK path: the ACKs queue behind it, the
+    // forward flows' RTT grows and their goodput changes.
+    let flows = r#"{"name": "A", "algorithm": "reno", "rtt_ms": 40, "count": 2, "start_jitter_s": 2},
+                   {"name": "C", "algorithm": "reno", "rtt_ms": 40, "count": 2,
+                    "direction": "reverse", "start_s": 20, "stop_s": 40}"#;
+    let r = run(&dumbbell(60.0, 50.0, 10.0, r#"{"bdp": 1.0}"#, flows, ""));
+    assert!(r.flows[..2]
+        .iter()
+        .all(|f| (0.0..=2.0).contains(&f.start_s)));
+    assert_eq!(r.flows[2].start_s, 20.0);
+    assert_eq!(r.flows[3].stop_s, Some(40.0));
+    let (q1, q2, q3) = (
+        mean_qlen(&r, "R2->R1", 5.0, 20.0),
+        mean_qlen(&r, "R2->R1", 25.0, 40.0),
+        mean_qlen(&r, "R2->R1", 45.0, 60.0),
+    );
+    // Phase 1: only ACKs on R2->R1 (40 B at 50 Mbit/s): no queue to speak of.
+    assert!(q1 < 2.0, "phase 1 reverse queue {q1}");
+    assert!(q2 > 20.0, "phase 2 reverse queue {q2}");
+    // Reverse flows stopped: the queue drains (outstanding data only).
+    assert!(q3 < 2.0, "phase 3 reverse queue {q3}");
+    for i in 0..2 {
+        // The ACKs wait behind ~q2 packets of 1500 B at 50 Mbit/s (0.24 ms
+        // each), while the forward queue shrinks (in this seed from 95 to
+        // 71 packets): the smoothed RTT still rises, and falls back after.
+        let (s1, s2, s3) = (
+            mean_srtt(&r, i, 5.0, 20.0),
+            mean_srtt(&r, i, 25.0, 40.0),
+            mean_srtt(&r, i, 45.0, 60.0),
+        );
+        assert!(
+            s2 > s1 + 1e-3 && s3 < s2 - 1e-3,
+            "flow {i}: srtt {s1} {s2} {s3}"
+        );
+    }
+    let fwd = |t0, t1| goodput(&r, 0, t0, t1) + goodput(&r, 1, t0, t1);
+    let (g1, g2, g3) = (fwd(5.0, 20.0), fwd(25.0, 40.0), fwd(45.0, 60.0));
+    // Phase goodputs: 48.7, 38.8 and 48.7 Mbit/s in this seed.
+    assert!(
+        g1 > 0.9 * 50e6 && g3 > 0.9 * 50e6,
+        "forward goodput {g1} {g3}"
+    );
+    assert!(g2 < 0.9 * g1, "forward goodput unchanged: {g1} vs {g2}");
+    // The reverse flows' own ACKs queue behind forward data in turn.
+    let rev = goodput(&r, 2, 25.0, 40.0) + goodput(&r, 3, 25.0, 40.0);
+    assert!(rev > 0.5 * 50e6, "reverse goodput {rev}");
+}
+
+#[test]
+fn udp_cbr_carries_its_rate_and_on_off_its_duty_cycle() {
+    let traffic = r#", "traffic": {"udp": [
+        {"name": "cbr", "rate_mbps": 20, "packet_size": 1000},
+        {"name": "onoff", "rate_mbps": 30, "direction": "reverse",
+         "on": {"kind": "exponential", "mean_s": 0.5},
+         "off": {"kind": "exponential", "mean_s": 1.5}}]}"#;
+    let r = run(&dumbbell(60.0, 100.0, 10.0, r#"{"bdp": 1.0}"#, "", traffic));
+    let cbr = &r.classes[0].counters;
+    // 20 Mbit/s of 1000 B packets: 2500 packets/s for 60 s, all delivered
+    // but the ones still on their way at the end.
+    assert_eq!(cbr.sent, 150_000);
+    assert_eq!(cbr.dropped, 0);
+    assert_eq!(cbr.received + cbr.in_transit, 150_000);
+    let carried = class_goodput(&r, 0, 1.0, 59.0);
+    assert!((carried / 20e6 - 1.0).abs() < 0.001, "{carried}");
+    // On/off: 30 Mbit/s a quarter of the time.
+    let onoff = &r.classes[1];
+    assert_eq!(onoff.info.target_bps, Some(7.5e6));
+    let rate = onoff.counters.delivered_bytes as f64 * 8.0 / 60.0;
+    assert!((rate / 7.5e6 - 1.0).abs() < 0.15, "{rate}");
+    let on_fraction = {
+        // Share of 100 ms class samples with traffic.
+        let tr = class_trace(&r, 1);
+        let busy = tr.windows(2).filter(|w| w[1].1 > w[0].1).count();
+        busy as f64 / (tr.len() - 1) as f64
+    };
+    assert!(on_fraction > 0.2 && on_fraction < 0.4, "{on_fraction}");
+}
+
+#[test]
+fn a_rate_schedule_changes_throughput_at_its_time() {
+    // 10 Mbit/s until 20 s, 20 Mbit/s after: one Reno flow follows.
+    let json = dumbbell(
+        40.0,
+        10.0,
+        10.0,
+        r#"{"packets": 100}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 40}"#,
+        "",
+    )
+    .replace(
+        r#""delay_ms": 10,"#,
+        r#""delay_ms": 10, "rate_schedule": [[20.0, 20.0]],"#,
+    );
+    let r = run(&json);
+    let q = &r.queue_series;
+    let core = r.links.iter().position(|l| l.name == "R1->R2").unwrap() as u32;
+    let departed = |t: f64| {
+        (0..q.time.len())
+            .find(|&k| q.link[k] == core && q.time[k] >= t - 1e-9)
+            .map(|k| q.departed_bytes[k])
+            .unwrap() as f64
+    };
+    let rate = |t0: f64, t1: f64| (departed(t1) - departed(t0)) * 8.0 / (t1 - t0);
+    let before = rate(5.0, 20.0);
+    let after = rate(25.0, 40.0);
+    assert!(before <= 10e6 && before > 9.5e6, "{before}");
+    assert!(after <= 20e6 && after > 18e6, "{after}");
+    // The link never ran faster than 10 Mbit/s before the change.
+    // (Up to one packet's serialization straddles a sample.)
+    assert!(rate(19.0, 20.0) <= 10e6 + 1500.0 * 8.0);
+    assert!(goodput(&r, 0, 25.0, 40.0) > 1.8 * goodput(&r, 0, 5.0, 20.0));
+}

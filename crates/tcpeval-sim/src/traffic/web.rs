@@ -30,6 +30,13 @@
 //! Round-trip times: each transfer (Poisson) or session (SURGE: one client
 //! per session) draws an RTT from `rtt`; the world adds the difference to
 //! the path's own RTT as a per-flow delay (see `world.rs`).
+//!
+//! Steady state from the start: a Poisson source is stationary at once. A
+//! SURGE source at time `start` already has sessions in progress, so its
+//! session arrivals are generated from [`WebSource::preroll_s`] before the
+//! start (ten mean session spans), and the files those sessions request
+//! from the start on are kept. Without this the load would ramp up over the
+//! first session spans and a 300 s run would fall a few percent short.
 
 use super::dist::{exponential, pareto, weibull};
 use super::rtt::{RttSampler, RttSpec};
@@ -353,12 +360,67 @@ pub fn sources(
 }
 
 impl WebSource {
+    /// A time between arrivals (transfers or sessions), s.
+    pub fn gap_s(&mut self) -> f64 {
+        exponential(&mut self.arrivals, self.mean_gap_s)
+    }
+
     /// The time of the arrival after one at `after` (the first: after the
     /// start), if it falls before the stop.
     pub fn next_arrival(&mut self, after: Option<Time>) -> Option<Time> {
         let from = after.unwrap_or(self.start);
-        let t = from + Time::from_secs_f64(exponential(&mut self.arrivals, self.mean_gap_s));
+        let t = from + Time::from_secs_f64(self.gap_s());
         (t < self.stop).then_some(t)
+    }
+
+    /// When arrivals begin.
+    pub fn start(&self) -> Time {
+        self.start
+    }
+
+    /// How long before the start session arrivals are generated: ten mean
+    /// session spans, `(E[pages] - 1) E[think] + E[pages] (E[files] - 1)
+    /// E[active OFF]`, at least 10 s (0 for a Poisson source). A session
+    /// older than that is still requesting files with probability about
+    /// `E[pages] P(think > preroll)`, below 1e-3 with SURGE's defaults.
+    pub fn preroll_s(&self) -> f64 {
+        let Some(s) = &self.session else {
+            return 0.0;
+        };
+        let think = s.think_alpha * s.think_scale_s / (s.think_alpha - 1.0).max(0.1);
+        let active =
+            s.active_off_scale_s * super::dist::ln_gamma(1.0 + 1.0 / s.active_off_shape).exp();
+        let span = (s.pages_mean - 1.0) * think + s.pages_mean * (s.mean_objects() - 1.0) * active;
+        (10.0 * span).clamp(10.0, 1e6)
+    }
+
+    /// A new session of source `source`: its client's RTT, pages and first page's files.
+    pub fn new_session(&mut self, source: u32) -> Session {
+        let rtt_ms = self.draw_rtt_ms();
+        let pages_left = self.draw_pages();
+        let objects_left = self.draw_objects();
+        Session {
+            source,
+            rtt_ms,
+            pages_left,
+            objects_left,
+        }
+    }
+
+    /// The session's current file has been requested: moves to the next
+    /// one and returns the time until it (active OFF within a page, think
+    /// time to the next page), or `None` when the session is over.
+    pub fn next_in_session(&mut self, sess: &mut Session) -> Option<Time> {
+        sess.objects_left -= 1;
+        if sess.objects_left > 0 {
+            Some(self.draw_active_off())
+        } else if sess.pages_left > 1 {
+            sess.pages_left -= 1;
+            sess.objects_left = self.draw_objects();
+            Some(self.draw_think())
+        } else {
+            None
+        }
     }
 
     /// A transfer size.
@@ -377,7 +439,7 @@ impl WebSource {
     }
 
     /// Pages of a new session (geometric with the configured mean).
-    pub fn draw_pages(&mut self) -> u32 {
+    fn draw_pages(&mut self) -> u32 {
         let mean = self.session_spec().pages_mean;
         if mean <= 1.0 {
             return 1;
@@ -388,7 +450,7 @@ impl WebSource {
     }
 
     /// Files of a new page.
-    pub fn draw_objects(&mut self) -> u32 {
+    fn draw_objects(&mut self) -> u32 {
         let s = self.session_spec();
         let (alpha, max) = (s.objects_alpha, s.max_objects);
         let x = pareto(&mut self.sessions, 1.0, alpha).floor();
@@ -396,14 +458,14 @@ impl WebSource {
     }
 
     /// An active OFF time (between the requests of one page).
-    pub fn draw_active_off(&mut self) -> Time {
+    fn draw_active_off(&mut self) -> Time {
         let s = self.session_spec();
         let (shape, scale) = (s.active_off_shape, s.active_off_scale_s);
         Time::from_secs_f64(weibull(&mut self.sessions, shape, scale))
     }
 
     /// An inactive OFF (think) time, between pages.
-    pub fn draw_think(&mut self) -> Time {
+    fn draw_think(&mut self) -> Time {
         let s = self.session_spec();
         let (k, alpha) = (s.think_scale_s, s.think_alpha);
         Time::from_secs_f64(pareto(&mut self.sessions, k, alpha).min(1e7))
