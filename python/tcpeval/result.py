@@ -83,7 +83,9 @@ class RunResult:
 
     @property
     def packets_delivered(self) -> int:
-        """Data packets that reached a receiver (all flows)."""
+        """Data packets that reached a receiver (all flows, generated traffic included)."""
+        if len(self.classes):
+            return int(self.classes["received"].sum())
         return int(self.flows["data_received"].sum())
 
     def link_id(self, name: str) -> int:

@@ -125,8 +125,9 @@ pub struct Results {
 }
 
 impl Results {
-    /// Data packets delivered to receivers (all flows, duplicates included).
+    /// Data packets delivered to receivers (every flow, generated
+    /// transfers and UDP included; duplicates included).
     pub fn data_packets_received(&self) -> u64 {
-        self.flows.iter().map(|f| f.data_received).sum()
+        self.classes.iter().map(|c| c.counters.received).sum()
     }
 }
