@@ -318,3 +318,110 @@ fn a_rate_schedule_changes_throughput_at_its_time() {
     assert!(rate(19.0, 20.0) <= 10e6 + 1500.0 * 8.0);
     assert!(goodput(&r, 0, 25.0, 40.0) > 1.8 * goodput(&r, 0, 5.0, 20.0));
 }
+
+#[test]
+fn generated_traffic_runs_on_parking_lots_and_graphs() {
+    // Parking lot R0 - R1 - R2: web transfers R0 -> R2 both ways, bulk
+    // flows R1 -> R2 with an RTT floor of the core path (2 x 5 ms), UDP R0 -> R1.
+    let json = r#"{"duration_s": 10, "seed": 3,
+        "topology": {"kind": "parking_lot", "links": [
+            {"rate_mbps": 100, "delay_ms": 10}, {"rate_mbps": 100, "delay_ms": 5}]},
+        "flows": [],
+        "traffic": {
+            "web": [{"name": "w", "from": 0, "to": 2, "direction": "both",
+                     "rtt": {"kind": "uniform", "min_ms": 40, "max_ms": 80}}],
+            "bulk": [{"name": "b", "from": 1, "to": 2, "count": 3,
+                      "rtt": {"kind": "uniform", "min_ms": 1, "max_ms": 30}}],
+            "udp": [{"name": "u", "from": 0, "to": 1, "rate_mbps": 5}]}}"#;
+    let r = run(json);
+    let link = |name: &str| r.links.iter().find(|l| l.name == name).unwrap();
+    assert!(link("w.fwd.src->R0").counters.arrivals > 0);
+    assert!(link("R2->w.fwd.dst").counters.arrivals > 0);
+    assert!(link("w.rev.src->R2").counters.arrivals > 0);
+    assert!(link("u.src->R0").counters.arrivals > 0);
+    // UDP leaves at R1 (some packets still on the way, or dropped at R0->R1).
+    let (src, dst) = (
+        link("u.src->R0").counters.arrivals,
+        link("R1->u.dst").counters.arrivals,
+    );
+    assert!(dst > src * 9 / 10 && dst <= src, "{src} {dst}");
+    assert_eq!(
+        link("R1->u.dst").counters.arrivals,
+        r.classes[3].counters.received
+    );
+    // Bulk RTTs drawn below 10 ms are raised to the core path's.
+    for f in &r.flows {
+        assert!(
+            f.base_rtt_s >= 0.01 - 1e-12 && f.base_rtt_s <= 0.03 + 1e-12,
+            "{f:?}"
+        );
+    }
+    let t = &r.transfers;
+    assert!(t.len() > 300);
+    assert!((0..t.len()).all(|i| (0.04..=0.08).contains(&t.rtt[i])));
+    // Graph: web transfers along a node path and back.
+    let json = r#"{"duration_s": 5, "topology": {"kind": "graph", "nodes": ["a", "r", "b"],
+            "links": [{"from": "a", "to": "r", "rate_mbps": 1000, "delay_ms": 1},
+                      {"from": "r", "to": "b", "rate_mbps": 100, "delay_ms": 10, "monitor": true}]},
+        "flows": [], "traffic": {"web": [{"path": ["a", "r", "b"], "direction": "both"}]}}"#;
+    let r = run(json);
+    let t = &r.transfers;
+    assert!((0..t.len()).all(|i| (t.rtt[i] - 0.022).abs() < 1e-12));
+    assert!(r.classes.iter().all(|c| c.counters.completed > 50));
+    let e = tcpeval_sim::run_json(&json.replace(r#""path": ["a", "r", "b"], "#, "")).unwrap_err();
+    assert_eq!(e.field, "traffic.web[0].path");
+}
+
+#[test]
+fn an_aggregate_starts_uniformly_in_its_window() {
+    // 200 flows starting uniformly in [10, 15] s, stopping at 20 s.
+    let flows = r#"{"algorithm": "reno", "rtt_ms": 40, "count": 200,
+                    "start_s": 10, "start_jitter_s": 5, "stop_s": 20}"#;
+    let json = dumbbell(20.0, 100.0, 10.0, r#"{"bdp": 1.0}"#, flows, "");
+    let mut starts: Vec<f64> = run(&json).flows.iter().map(|f| f.start_s).collect();
+    starts.sort_by(f64::total_cmp);
+    assert!(starts[0] >= 10.0 && starts[199] <= 15.0);
+    // Largest gap between the empirical CDF and the uniform one (KS
+    // statistic); the 1% critical value for n = 200 is 0.115.
+    let d = starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let u = (s - 10.0) / 5.0;
+            (u - i as f64 / 200.0)
+                .abs()
+                .max(((i + 1) as f64 / 200.0 - u).abs())
+        })
+        .fold(0.0, f64::max);
+    assert!(d < 0.115, "KS distance {d}");
+}
+
+#[test]
+fn scenarios_without_traffic_normalize_as_before() {
+    // New optional sections stay out of the normalized scenario, so the
+    // hash of an older scenario does not change.
+    let json = dumbbell(
+        1.0,
+        10.0,
+        1.0,
+        r#"{"bdp": 1.0}"#,
+        r#"{"algorithm": "reno"}"#,
+        "",
+    );
+    let text = serde_json::to_string(&from_json(&json).unwrap()).unwrap();
+    for key in [
+        "traffic",
+        "rate_schedule",
+        "delay_schedule",
+        "class_period_ms",
+    ] {
+        assert!(!text.contains(key), "{key} in {text}");
+    }
+    let bad = json.replace(
+        r#""delay_ms": 1,"#,
+        r#""delay_ms": 1, "delay_schedule": [[2.0, 5.0], [1.0, 4.0]],"#,
+    );
+    let e = tcpeval_sim::run_json(&bad).unwrap_err();
+    assert_eq!(e.field, "topology.bottleneck.delay_schedule[1]");
+    assert!(e.message.contains("increasing"), "{e}");
+}

@@ -11,7 +11,10 @@
 //! class, each on one access link pair shared by every flow of the class,
 //! with zero propagation delay. A flow's own round-trip time is then set by
 //! a per-flow delay line in the world (see `world.rs`), so thousands of
-//! short flows need no links of their own.
+//! short flows need no links of their own. A group link stands for many
+//! hosts' own links, so unless `topology.access.buffer` is set it never
+//! drops ([`GROUP_BUFFER_PKTS`]): at the default access rate (ten times
+//! the core) it only absorbs simultaneous bursts of the group's flows.
 
 use super::link::BufferLimit;
 use super::schedule::parse_changes;
@@ -47,6 +50,10 @@ pub struct LinkSpec {
     /// Delay changes: `(time, s)`.
     pub delay_schedule: Vec<(Time, f64)>,
 }
+
+/// Buffer of a host group's access links when `topology.access.buffer` is
+/// not set, packets: large enough never to fill.
+pub const GROUP_BUFFER_PKTS: u32 = 1_000_000_000;
 
 /// Where the hosts of one generated traffic class attach.
 #[derive(Clone, Debug, PartialEq)]
@@ -236,17 +243,22 @@ fn check_link_opts(field: &str, o: &LinkOpts) -> Result<(), ScenarioError> {
     check(&format!("{field}.reverse_loss"), o.reverse_loss, 0.0, 1.0)
 }
 
+/// The access rate (Mbit/s), the buffer of per-flow access links and the
+/// buffer of host-group links.
 fn access_params(
     access: &AccessOpts,
     core: &[&LinkOpts],
-) -> Result<(f64, BufferSpec), ScenarioError> {
+) -> Result<(f64, BufferSpec, BufferSpec), ScenarioError> {
     let fastest = core.iter().map(|o| o.rate_mbps).fold(0.0, f64::max);
     let rate = access.rate_mbps.unwrap_or(10.0 * fastest);
     check_pos("topology.access.rate_mbps", rate, 1e7)?;
     check("topology.access.delay_ms", access.delay_ms, 0.0, 1e5)?;
     let buffer = access.buffer.unwrap_or(core[0].buffer);
     check_buffer("topology.access.buffer", &buffer)?;
-    Ok((rate, buffer))
+    let group = access
+        .buffer
+        .unwrap_or(BufferSpec::Packets(GROUP_BUFFER_PKTS));
+    Ok((rate, buffer, group))
 }
 
 /// The one-way delay of each of a flow's two access links: from its
@@ -316,7 +328,7 @@ fn dumbbell(
     d: &crate::scenario::Dumbbell,
 ) -> Result<Routes, ScenarioError> {
     check_link_opts("topology.bottleneck", &d.bottleneck)?;
-    let (arate, abuf) = access_params(&d.access, &[&d.bottleneck])?;
+    let (arate, abuf, gbuf) = access_params(&d.access, &[&d.bottleneck])?;
     let mut b = Builder::new();
     b.duplex(
         "R1",
@@ -363,7 +375,7 @@ fn dumbbell(
             Direction::Forward => ("R1", "R2"),
             Direction::Reverse => ("R2", "R1"),
         };
-        let [up, down, ack_up, ack_down] = group_access(&mut b, g, left, right, arate, abuf);
+        let [up, down, ack_up, ack_down] = group_access(&mut b, g, left, right, arate, gbuf);
         let core = b.get(left, right).expect("core link");
         let core_back = b.get(right, left).expect("core link");
         group_routes.push(FlowRoute {
@@ -425,7 +437,7 @@ fn parking_lot(
         check_link_opts(&format!("topology.links[{j}]"), o)?;
     }
     let core: Vec<&LinkOpts> = p.links.iter().collect();
-    let (arate, abuf) = access_params(&p.access, &core)?;
+    let (arate, abuf, gbuf) = access_params(&p.access, &core)?;
     let mut b = Builder::new();
     for (j, o) in p.links.iter().enumerate() {
         b.duplex(
@@ -485,7 +497,7 @@ fn parking_lot(
             format!("R{}", g.from.expect("checked")),
             format!("R{}", g.to.expect("checked")),
         );
-        let [up, down, ack_up, ack_down] = group_access(&mut b, g, &entry, &exit, arate, abuf);
+        let [up, down, ack_up, ack_down] = group_access(&mut b, g, &entry, &exit, arate, gbuf);
         let (core_fwd, core_rev) = core_links(&b, &hops);
         let mut fwd = vec![up];
         fwd.extend(core_fwd);

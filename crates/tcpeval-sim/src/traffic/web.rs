@@ -119,7 +119,7 @@ pub struct SessionSpec {
     #[serde(default = "active_off_scale_s")]
     pub active_off_scale_s: f64,
     /// "Inactive OFF" (think) time between pages: Pareto with this shape
-    /// (SURGE: 1.5) ...
+    /// (SURGE: 1.5; above 1, so the mean is finite) ...
     #[serde(default = "think_alpha")]
     pub think_alpha: f64,
     /// ... and this minimum, s (SURGE: k = 1).
@@ -149,7 +149,15 @@ impl SessionSpec {
         check(&f("max_objects"), f64::from(self.max_objects), 1.0, 1e5)?;
         check_pos(&f("active_off_shape"), self.active_off_shape, 100.0)?;
         check_pos(&f("active_off_scale_s"), self.active_off_scale_s, 1e5)?;
-        check_pos(&f("think_alpha"), self.think_alpha, 100.0)?;
+        if !(self.think_alpha > 1.0 && self.think_alpha <= 100.0) {
+            return Err(ScenarioError::new(
+                f("think_alpha"),
+                format!(
+                    "{} is out of range; allowed 1 < value <= 100 (a finite mean think time)",
+                    self.think_alpha
+                ),
+            ));
+        }
         check_pos(&f("think_scale_s"), self.think_scale_s, 1e5)
     }
 
@@ -380,18 +388,18 @@ impl WebSource {
 
     /// How long before the start session arrivals are generated: ten mean
     /// session spans, `(E[pages] - 1) E[think] + E[pages] (E[files] - 1)
-    /// E[active OFF]`, at least 10 s (0 for a Poisson source). A session
+    /// E[active OFF]`, within 10 s ..= 1e5 s (0 for a Poisson source). A session
     /// older than that is still requesting files with probability about
     /// `E[pages] P(think > preroll)`, below 1e-3 with SURGE's defaults.
     pub fn preroll_s(&self) -> f64 {
         let Some(s) = &self.session else {
             return 0.0;
         };
-        let think = s.think_alpha * s.think_scale_s / (s.think_alpha - 1.0).max(0.1);
+        let think = s.think_alpha * s.think_scale_s / (s.think_alpha - 1.0);
         let active =
             s.active_off_scale_s * super::dist::ln_gamma(1.0 + 1.0 / s.active_off_shape).exp();
         let span = (s.pages_mean - 1.0) * think + s.pages_mean * (s.mean_objects() - 1.0) * active;
-        (10.0 * span).clamp(10.0, 1e6)
+        (10.0 * span).clamp(10.0, 1e5)
     }
 
     /// A new session of source `source`: its client's RTT, pages and first page's files.
