@@ -136,21 +136,26 @@ fn one_packet_transfers_take_their_drawn_rtt() {
     let r = run(&json);
     let t = &r.transfers;
     assert!(t.len() > 400);
+    // Data (1500 B) and ACK (40 B) serialized on a 10 Gbit/s access link,
+    // the 1 Gbit/s core and another access link: 1.2 + 12 + 1.2 + 0.032 +
+    // 0.32 + 0.032 = 14.784 us on top of the RTT, unless two transfers meet
+    // at the core.
+    let serialization = 14.784e-6;
+    let mut exact = 0;
     for i in 0..t.len() {
         assert!((0.02..=0.2).contains(&t.rtt[i]), "rtt {}", t.rtt[i]);
         if t.end[i].is_nan() {
             assert!(t.start[i] > 9.8, "unfinished transfer {i}");
             continue;
         }
-        let fct = t.end[i] - t.start[i];
-        // Data 1500 B and ACK 40 B over two 10 Gbit/s access links and the
-        // 1 Gbit/s core: 15.2 us of serialization in all.
+        let extra = t.end[i] - t.start[i] - t.rtt[i];
         assert!(
-            fct >= t.rtt[i] && fct - t.rtt[i] < 20e-6,
-            "fct {fct} rtt {}",
-            t.rtt[i]
+            extra > serialization - 1e-12 && extra < 20e-6,
+            "fct - rtt = {extra}"
         );
+        exact += usize::from((extra - serialization).abs() < 1e-12);
     }
+    assert!(exact * 100 >= t.len() * 99, "{exact} of {}", t.len());
 }
 
 #[test]

@@ -98,7 +98,8 @@ pub struct Endpoints<'a> {
 /// One direction of a generator, placed on the topology.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Placement {
-    /// Dumbbell direction (forward on other topologies).
+    /// Direction (the dumbbell builder's; a label elsewhere, where
+    /// `from`/`to` or `path` already run the other way for `reverse`).
     pub direction: Direction,
     /// Parking lot: entry and exit routers for this direction.
     pub from: Option<usize>,
@@ -169,7 +170,7 @@ impl Endpoints<'_> {
                     p
                 });
                 Placement {
-                    direction: if dumbbell { d } else { Direction::Forward },
+                    direction: d,
                     from,
                     to,
                     path,
@@ -212,7 +213,8 @@ pub struct ClassInfo {
     pub name: String,
     /// Kind.
     pub kind: ClassKind,
-    /// `forward` or `reverse` (dumbbell), else `forward`.
+    /// `forward` or `reverse` (on a parking lot or graph: relative to the
+    /// generator's `from -> to` or `path`).
     pub direction: Direction,
     /// Target offered load, bit/s (wire bits of data packets), if any.
     pub target_bps: Option<f64>,
