@@ -30,7 +30,9 @@ fn reverse_probs() -> Vec<f64> {
 pub const SURGE_MU: f64 = 9.357;
 /// See [`SURGE_MU`].
 pub const SURGE_SIGMA: f64 = 1.318;
-/// SURGE's file-size tail: Pareto from k = 133 KB (taken as 133 000 bytes).
+/// SURGE's file-size tail: Pareto from k = 133 KB (taken as 133 000 bytes),
+/// as quoted from SURGE's Table 1 (not checked against an independent
+/// source, unlike the body).
 pub const SURGE_CUTOFF_BYTES: f64 = 133_000.0;
 /// SURGE's file-size tail exponent: alpha = 1.1.
 pub const SURGE_ALPHA: f64 = 1.1;

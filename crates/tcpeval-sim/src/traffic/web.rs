@@ -92,7 +92,11 @@ fn think_scale_s() -> f64 {
 
 /// The session structure of the `surge` model. Defaults: SURGE's Table 1
 /// (Barford & Crovella 1998) where SURGE has the quantity, our choice
-/// where it has not (marked).
+/// where it has not (marked). Provenance: the values are those widely
+/// quoted from that table; only the file-size body (see
+/// [`super::sizes::SURGE_MU`]) could be checked against an independent
+/// public source while writing this, so check the others against the paper
+/// before relying on them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionSpec {
