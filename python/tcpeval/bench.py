@@ -37,9 +37,36 @@ def dumbbell_case(name: str, rate_mbps: float, rtt_ms: float, flows: int, durati
     )
 
 
+def short_flows_case(name: str, duration_s: float) -> BenchCase:
+    """About 1000 short transfers open at once: 1000 transfers/s of 20 packets
+    (240 Mbit/s offered on a 1 Gbit/s dumbbell), RTTs uniform in 0.25-0.75 s (each open about 2 RTTs)."""
+    return BenchCase(
+        name,
+        {
+            "name": name,
+            "duration_s": duration_s,
+            "topology": {
+                "kind": "dumbbell",
+                "bottleneck": {"rate_mbps": 1000, "delay_ms": 5, "buffer": {"packets": 5000}},
+            },
+            "flows": [],
+            "traffic": {
+                "web": [
+                    {
+                        "load_mbps": 240,
+                        "sizes": {"kind": "empirical", "pkts": [20], "probs": [1.0]},
+                        "rtt": {"kind": "uniform", "min_ms": 250, "max_ms": 750},
+                    }
+                ]
+            },
+        },
+    )
+
+
 CASES = [
     dumbbell_case("reno-2flows-500M-60ms-60s", 500, 60, 2, 60),
     dumbbell_case("reno-10flows-1G-100ms-30s", 1000, 100, 10, 30),
+    short_flows_case("web-1000-concurrent-1G-30s", 30),
 ]
 
 
@@ -64,7 +91,7 @@ class BenchResult:
 def run_case(case: BenchCase, scale: float = 1.0) -> BenchResult:
     """Runs one case (duration multiplied by ``scale``) without probes."""
     data = dict(case.scenario, duration_s=case.scenario["duration_s"] * scale)
-    data["probes"] = {"flow_period_ms": 0, "queue_period_ms": 0}
+    data["probes"] = {"flow_period_ms": 0, "queue_period_ms": 0, "class_period_ms": 0}
     sc = load_scenario(data)
     sim = _core.Simulation(sc.to_json())
     t0 = time.perf_counter()
@@ -72,7 +99,7 @@ def run_case(case: BenchCase, scale: float = 1.0) -> BenchResult:
     wall = time.perf_counter() - t0
     events = sim.events
     raw = sim.finish()
-    packets = sum(f["data_received"] for f in raw["flows"])
+    packets = sum(c["received"] for c in raw["classes"])
     return BenchResult(case.name, wall, packets, events)
 
 

@@ -13,11 +13,23 @@ Tables (units in the column docs of the engine, restated here):
   fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
 - ``links``: one row per link (rate_bps, delay, buffer, arrivals, drops,
   random_drops, departures, bytes_departed, max_qlen, monitored).
+- ``transfers``: one row per finite transfer (generated web transfers and
+  flows with ``size_pkts``): class, flow (-1 for a generated transfer),
+  size_pkts, size_bytes (the size drawn), start (s), end (s, NaN if
+  unfinished), rtt (round-trip propagation delay, s).
+- ``class_series``: time (s), class, delivered (payload bytes delivered in
+  order so far; UDP: wire bytes received), offered (wire bytes offered so
+  far), sent (wire bytes of data packets sent so far), active (TCP flows
+  started and not completed).
+- ``classes``: one row per traffic class (the scenario's flow entries, then
+  each direction of each generator): name, kind (flows, bulk, web, udp),
+  direction, target_bps (NaN if none), offered_bytes, sent, sent_bytes,
+  received, dropped, in_transit, delivered_bytes, started, completed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,6 +50,9 @@ class RunResult:
     sim_time_s: float
     events: int
     wall_time_s: float
+    transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
+    class_series: pd.DataFrame = field(default_factory=pd.DataFrame)
+    classes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:
@@ -45,6 +60,9 @@ class RunResult:
         flows.insert(0, "flow", np.arange(len(flows), dtype=np.int64))
         links = pd.DataFrame.from_records(raw["links"])
         links.insert(0, "link", np.arange(len(links), dtype=np.int64))
+        classes = pd.DataFrame.from_records(raw["classes"])
+        classes.insert(0, "class", np.arange(len(classes), dtype=np.int64))
+        classes["target_bps"] = classes["target_bps"].astype(float)
         return cls(
             scenario=scenario,
             flow_series=pd.DataFrame(raw["flow_series"]),
@@ -54,6 +72,9 @@ class RunResult:
             sim_time_s=float(raw["sim_time_s"]),
             events=int(raw["events"]),
             wall_time_s=wall_time_s,
+            transfers=pd.DataFrame(raw["transfers"]),
+            class_series=pd.DataFrame(raw["class_series"]),
+            classes=classes,
         )
 
     @property
@@ -63,7 +84,9 @@ class RunResult:
 
     @property
     def packets_delivered(self) -> int:
-        """Data packets that reached a receiver (all flows)."""
+        """Data packets that reached a receiver (all flows, generated traffic included)."""
+        if len(self.classes):
+            return int(self.classes["received"].sum())
         return int(self.flows["data_received"].sum())
 
     def link_id(self, name: str) -> int:
@@ -90,6 +113,30 @@ class RunResult:
                 "fast_retx": f["fast_retransmits"],
                 "timeouts": f["timeouts"],
                 "dropped": f["data_dropped"],
+            }
+        )
+
+    def class_summary(self) -> pd.DataFrame:
+        """Per traffic class: target, offered and carried load over the run (Mbit/s),
+        transfers started and completed, and the data-packet drop fraction.
+
+        Offered counts wire bits of the data the applications offered; carried
+        counts payload bits delivered in order (UDP: wire bits received).
+        """
+        c = self.classes
+        t = max(self.sim_time_s, 1e-12)
+        sent = c["sent"].replace(0, np.nan)
+        return pd.DataFrame(
+            {
+                "class": c["name"],
+                "kind": c["kind"],
+                "direction": c["direction"],
+                "target_mbps": c["target_bps"] / 1e6,
+                "offered_mbps": c["offered_bytes"] * 8 / t / 1e6,
+                "carried_mbps": c["delivered_bytes"] * 8 / t / 1e6,
+                "started": c["started"],
+                "completed": c["completed"],
+                "drop_prob": (c["dropped"] / sent).fillna(0.0),
             }
         )
 

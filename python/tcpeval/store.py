@@ -17,7 +17,7 @@ from tcpeval import __version__
 from tcpeval.result import RunResult
 from tcpeval.scenario import Scenario
 
-TABLES = ("flow_series", "queue_series", "flows", "links")
+TABLES = ("flow_series", "queue_series", "flows", "links", "transfers", "class_series", "classes")
 
 
 def summary_record(result: RunResult) -> dict[str, Any]:
@@ -32,6 +32,7 @@ def summary_record(result: RunResult) -> dict[str, Any]:
         "wall_time_s": result.wall_time_s,
         "flows": result.summary().to_dict(orient="records"),
         "links": result.link_summary().to_dict(orient="records"),
+        "classes": result.class_summary().to_dict(orient="records") if len(result.classes) else [],
     }
 
 
@@ -62,7 +63,11 @@ def load_run(run_dir: str | Path) -> RunResult:
     d = Path(run_dir)
     with (d / "summary.json").open() as f:
         meta = json.load(f)
-    tables = {name: pd.read_parquet(d / f"{name}.parquet") for name in TABLES}
+    # Runs written before a table existed load it empty.
+    tables = {
+        name: pd.read_parquet(d / f"{name}.parquet") if (d / f"{name}.parquet").exists() else pd.DataFrame()
+        for name in TABLES
+    }
     return RunResult(
         scenario=Scenario(meta["scenario"]),
         sim_time_s=meta["sim_time_s"],

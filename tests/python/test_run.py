@@ -49,11 +49,14 @@ def test_store_round_trip(tmp_path) -> None:
     r = tcpeval.run(small_dumbbell(duration_s=3.0), progress=False)
     out = save_run(r, tmp_path / "run")
     assert sorted(p.name for p in out.iterdir()) == [
+        "class_series.parquet",
+        "classes.parquet",
         "flow_series.parquet",
         "flows.parquet",
         "links.parquet",
         "queue_series.parquet",
         "summary.json",
+        "transfers.parquet",
     ]
     back = load_run(out)
     assert back.scenario.hash == r.scenario.hash

@@ -135,6 +135,51 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     qs.set_item("departed_bytes", q.departed_bytes.into_pyarray(py))?;
     qs.set_item("drops", q.drops.into_pyarray(py))?;
     out.set_item("queue_series", qs)?;
+    let cs = PyDict::new(py);
+    let c = r.class_series;
+    cs.set_item("time", c.time.into_pyarray(py))?;
+    cs.set_item("class", c.class.into_pyarray(py))?;
+    cs.set_item("delivered", c.delivered.into_pyarray(py))?;
+    cs.set_item("offered", c.offered.into_pyarray(py))?;
+    cs.set_item("sent", c.sent.into_pyarray(py))?;
+    cs.set_item("active", c.active.into_pyarray(py))?;
+    out.set_item("class_series", cs)?;
+    let ts = PyDict::new(py);
+    let t = r.transfers;
+    ts.set_item("class", t.class.into_pyarray(py))?;
+    ts.set_item("flow", t.flow.into_pyarray(py))?;
+    ts.set_item("size_pkts", t.size_pkts.into_pyarray(py))?;
+    ts.set_item("size_bytes", t.size_bytes.into_pyarray(py))?;
+    ts.set_item("start", t.start.into_pyarray(py))?;
+    ts.set_item("end", t.end.into_pyarray(py))?;
+    ts.set_item("rtt", t.rtt.into_pyarray(py))?;
+    out.set_item("transfers", ts)?;
+    let classes = PyList::empty(py);
+    for c in r.classes {
+        let d = PyDict::new(py);
+        let k = c.counters;
+        d.set_item("name", c.info.name)?;
+        d.set_item("kind", c.info.kind.name())?;
+        d.set_item(
+            "direction",
+            match c.info.direction {
+                tcpeval_sim::scenario::Direction::Forward => "forward",
+                tcpeval_sim::scenario::Direction::Reverse => "reverse",
+            },
+        )?;
+        d.set_item("target_bps", c.info.target_bps)?;
+        d.set_item("offered_bytes", k.offered_bytes)?;
+        d.set_item("sent", k.sent)?;
+        d.set_item("sent_bytes", k.sent_bytes)?;
+        d.set_item("received", k.received)?;
+        d.set_item("dropped", k.dropped)?;
+        d.set_item("in_transit", k.in_transit)?;
+        d.set_item("delivered_bytes", k.delivered_bytes)?;
+        d.set_item("started", k.started)?;
+        d.set_item("completed", k.completed)?;
+        classes.append(d)?;
+    }
+    out.set_item("classes", classes)?;
     let flows = PyList::empty(py);
     for f in r.flows {
         let d = PyDict::new(py);

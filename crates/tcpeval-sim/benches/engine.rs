@@ -26,6 +26,21 @@ fn dumbbell(rate: f64, rtt: f64, flows: usize, duration: f64, algorithm: &str) -
     )
 }
 
+/// Short transfers, about 1000 open at once: 1000 transfers/s of 20
+/// packets (240 Mbit/s offered on a 1 Gbit/s dumbbell), each with an RTT
+/// uniform in 0.25-0.75 s, open about 2 RTTs (Little's law: rate x time open).
+fn short_flows(duration: f64) -> String {
+    format!(
+        r#"{{"duration_s": {duration}, "probes": {{"flow_period_ms": 0, "queue_period_ms": 0}},
+            "topology": {{"kind": "dumbbell",
+            "bottleneck": {{"rate_mbps": 1000, "delay_ms": 5, "buffer": {{"packets": 5000}}}}}},
+            "flows": [],
+            "traffic": {{"web": [{{"load_mbps": 240,
+                "sizes": {{"kind": "empirical", "pkts": [20], "probs": [1.0]}},
+                "rtt": {{"kind": "uniform", "min_ms": 250, "max_ms": 750}}}}]}}}}"#
+    )
+}
+
 fn main() {
     let cases = [
         Case {
@@ -35,6 +50,10 @@ fn main() {
         Case {
             name: "reno-10flows-1G-100ms-30s",
             json: dumbbell(1000.0, 100.0, 10, 30.0, "reno"),
+        },
+        Case {
+            name: "web-1000-concurrent-1G-30s",
+            json: short_flows(30.0),
         },
     ];
     println!(
@@ -56,5 +75,25 @@ fn main() {
             r.events as f64 / wall,
             r.events as f64 / pkts
         );
+        let t = &r.transfers;
+        if !t.is_empty() {
+            // Little's law: mean transfers open = total open time / run time.
+            let open: f64 = (0..t.len())
+                .map(|i| {
+                    let end = if t.end[i].is_nan() {
+                        r.sim_time_s
+                    } else {
+                        t.end[i]
+                    };
+                    end - t.start[i]
+                })
+                .sum();
+            println!(
+                "{:<30} {} transfers, {:.0} open on average",
+                "",
+                t.len(),
+                open / r.sim_time_s
+            );
+        }
     }
 }

@@ -40,6 +40,14 @@ pub enum Event {
     FlowStop(FlowId),
     /// A periodic probe (index into the world's samplers) takes a sample.
     Sample(u32),
+    /// The head ACK of a flow's delay line reaches the sender.
+    DelayExit(FlowId),
+    /// A web source (index) starts a transfer or a session.
+    WebArrival(u32),
+    /// A SURGE session (index) requests its next file.
+    Session(u32),
+    /// A UDP source (index) sends a packet.
+    Udp(u32),
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -15,6 +15,7 @@ pub mod rng;
 pub mod scenario;
 pub mod tcp;
 pub mod time;
+pub mod traffic;
 pub mod world;
 
 pub use results::Results;

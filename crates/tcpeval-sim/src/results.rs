@@ -1,7 +1,8 @@
 //! What a run hands back: the probe columns and per-flow / per-link totals.
 
 use crate::net::LinkCounters;
-use crate::probe::{FlowSeries, QueueSeries};
+use crate::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+use crate::traffic::ClassInfo;
 
 /// Totals of one flow over the run.
 #[derive(Clone, Debug, PartialEq)]
@@ -67,6 +68,39 @@ pub struct LinkSummary {
     pub counters: LinkCounters,
 }
 
+/// Totals of one traffic class over the run. Packet conservation holds per
+/// class: `sent = received + dropped + in_transit`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClassCounters {
+    /// Wire bytes of data offered by the applications (see [`ClassSeries::offered`]).
+    pub offered_bytes: u64,
+    /// Data packets sent, retransmissions included.
+    pub sent: u64,
+    /// Wire bytes of the data packets sent.
+    pub sent_bytes: u64,
+    /// Data packets that reached a receiver (duplicates included).
+    pub received: u64,
+    /// Data packets dropped anywhere.
+    pub dropped: u64,
+    /// Data packets still on links at the end.
+    pub in_transit: u64,
+    /// Payload bytes delivered in order (UDP: wire bytes received).
+    pub delivered_bytes: u64,
+    /// TCP flows started.
+    pub started: u64,
+    /// Finite TCP transfers completed.
+    pub completed: u64,
+}
+
+/// One traffic class and its totals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassSummary {
+    /// What the class is.
+    pub info: ClassInfo,
+    /// Its totals.
+    pub counters: ClassCounters,
+}
+
 /// Everything a run produced.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Results {
@@ -78,6 +112,12 @@ pub struct Results {
     pub flow_series: FlowSeries,
     /// Per-link queue series.
     pub queue_series: QueueSeries,
+    /// Per-class series.
+    pub class_series: ClassSeries,
+    /// One row per finite transfer.
+    pub transfers: Transfers,
+    /// Per-class totals (the scenario's flow entries first, then generated traffic).
+    pub classes: Vec<ClassSummary>,
     /// Per-flow totals.
     pub flows: Vec<FlowSummary>,
     /// Per-link totals.
@@ -85,8 +125,9 @@ pub struct Results {
 }
 
 impl Results {
-    /// Data packets delivered to receivers (all flows, duplicates included).
+    /// Data packets delivered to receivers (every flow, generated
+    /// transfers and UDP included; duplicates included).
     pub fn data_packets_received(&self) -> u64 {
-        self.flows.iter().map(|f| f.data_received).sum()
+        self.classes.iter().map(|c| c.counters.received).sum()
     }
 }

@@ -30,6 +30,20 @@ pub mod purpose {
     pub const LINK_LOSS: u64 = 1;
     /// Random start times of flows.
     pub const FLOW_START: u64 = 2;
+    /// Arrival times of a web source's transfers or sessions.
+    pub const WEB_ARRIVAL: u64 = 3;
+    /// Sizes of a web source's transfers.
+    pub const WEB_SIZE: u64 = 4;
+    /// Round-trip times of a web source's transfers or sessions.
+    pub const WEB_RTT: u64 = 5;
+    /// Page, object and think-time draws of a SURGE source's sessions.
+    pub const WEB_SESSION: u64 = 6;
+    /// Round-trip times of a bulk generator's flows.
+    pub const BULK_RTT: u64 = 7;
+    /// Start times of a bulk generator's flows.
+    pub const BULK_START: u64 = 8;
+    /// On and off periods of a UDP source.
+    pub const UDP_ONOFF: u64 = 9;
 }
 
 /// Bernoulli(p) per packet, drawn as geometric gaps between losses so that

@@ -7,6 +7,7 @@
 
 use crate::tcp::config::{CountMode, RecoveryMode, RtoMode, TcpConfig};
 use crate::time::Time;
+pub use crate::traffic::Traffic;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -79,6 +80,9 @@ pub struct Scenario {
     pub tcp: TcpOptions,
     /// The flows.
     pub flows: Vec<FlowSpec>,
+    /// Generated traffic: web transfers, long-lived background flows, UDP.
+    #[serde(default, skip_serializing_if = "Traffic::is_empty")]
+    pub traffic: Traffic,
     /// What to record.
     #[serde(default)]
     pub probes: Probes,
@@ -122,6 +126,16 @@ pub struct LinkOpts {
     /// Random loss probability per packet, reverse direction (0..=1).
     #[serde(default)]
     pub reverse_loss: f64,
+    /// Rate changes, both directions: `[[time_s, rate_mbps], ...]`, times
+    /// increasing. A change applies to packets that start service at or
+    /// after its time (see `net::link`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_schedule: Vec<(f64, f64)>,
+    /// Delay changes, both directions: `[[time_s, delay_ms], ...]`, times
+    /// increasing. A change applies to packets departing at or after its
+    /// time; packets never overtake one another.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delay_schedule: Vec<(f64, f64)>,
 }
 
 /// The access links between hosts and routers.
@@ -204,6 +218,12 @@ pub struct GraphLink {
     /// Record this link's queue (both directions when duplex).
     #[serde(default)]
     pub monitor: bool,
+    /// Rate changes (each direction): `[[time_s, rate_mbps], ...]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rate_schedule: Vec<(f64, f64)>,
+    /// Delay changes (each direction): `[[time_s, delay_ms], ...]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delay_schedule: Vec<(f64, f64)>,
 }
 
 /// A general graph: named nodes, links, and per-flow node paths.
@@ -344,6 +364,10 @@ pub struct Probes {
     /// Links whose queue is recorded, by name; default: the core links.
     #[serde(default)]
     pub queue_links: Option<Vec<String>>,
+    /// Period of the per-class series (delivered and offered bytes, active
+    /// flows), ms; 0 = off; default: `flow_period_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_period_ms: Option<f64>,
 }
 
 impl Default for Probes {
@@ -352,6 +376,7 @@ impl Default for Probes {
             flow_period_ms: default_period_ms(),
             queue_period_ms: default_period_ms(),
             queue_links: None,
+            class_period_ms: None,
         }
     }
 }

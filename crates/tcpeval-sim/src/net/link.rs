@@ -13,7 +13,17 @@
 //! Queue length convention (as ns-2's DropTail): the buffer limit counts the
 //! packets waiting, not the one being serialized. A link with a buffer of
 //! `B` packets holds at most `B` waiting plus one in service.
+//!
+//! Time-varying rate and delay (a [`Schedule`] each, known in advance): a
+//! packet's service starts at `s = max(t, previous d)` and is serialized at
+//! the rate in force at `s`, so a rate change applies exactly to the packets
+//! that start service at or after it (one already in service finishes at the
+//! old rate). Its propagation delay is the one in force when it departs
+//! (`d`), and its arrival is `max(d + delay, previous arrival)`: when the
+//! delay drops, packets that departed after the change wait behind the ones
+//! still propagating, so the FIFO never reorders.
 
+use super::schedule::Schedule;
 use crate::packet::Packet;
 use crate::rng::BernoulliGaps;
 use crate::time::{tx_time, Time};
@@ -62,6 +72,8 @@ struct Entry {
     pkt: Packet,
     /// End of serialization.
     dep_end: Time,
+    /// Arrival at the far end.
+    arrive: Time,
 }
 
 /// A unidirectional link.
@@ -69,9 +81,9 @@ struct Entry {
 pub struct Link {
     /// Display name (e.g. `R1->R2`).
     pub name: String,
-    /// Rate, bit/s (> 0).
+    /// Rate, bit/s (> 0); the initial one when `rate_schedule` is set.
     pub rate_bps: f64,
-    /// One-way propagation delay.
+    /// One-way propagation delay; the initial one when `delay_schedule` is set.
     pub delay: Time,
     /// DropTail limit.
     pub buffer: BufferLimit,
@@ -83,7 +95,12 @@ pub struct Link {
     /// Bytes in `fifo[served..]`.
     unserved_bytes: u64,
     last_dep_end: Time,
+    last_arrive: Time,
     loss: Option<BernoulliGaps>,
+    /// Rate over time, bit/s (`None`: always `rate_bps`).
+    rate_schedule: Option<Box<Schedule>>,
+    /// Delay over time, s (`None`: always `delay`).
+    delay_schedule: Option<Box<Schedule>>,
 }
 
 impl Link {
@@ -105,8 +122,22 @@ impl Link {
             served: 0,
             unserved_bytes: 0,
             last_dep_end: Time::ZERO,
+            last_arrive: Time::ZERO,
             loss,
+            rate_schedule: None,
+            delay_schedule: None,
         }
+    }
+
+    /// Sets the rate changes (`(time, bit/s)`) and delay changes (`(time, s)`).
+    pub fn with_schedules(mut self, rate: Vec<(Time, f64)>, delay: Vec<(Time, f64)>) -> Self {
+        if !rate.is_empty() {
+            self.rate_schedule = Some(Box::new(Schedule::new(self.rate_bps, rate)));
+        }
+        if !delay.is_empty() {
+            self.delay_schedule = Some(Box::new(Schedule::new(self.delay.secs(), delay)));
+        }
+        self
     }
 
     /// Accounts every packet whose serialization ended by `now`.
@@ -157,14 +188,28 @@ impl Link {
                 return Offer::Dropped;
             }
         }
-        let dep_end = self.last_dep_end.max(now) + tx_time(pkt.size, self.rate_bps);
+        let start = self.last_dep_end.max(now);
+        let rate = match self.rate_schedule.as_mut() {
+            None => self.rate_bps,
+            Some(s) => s.at(start),
+        };
+        let dep_end = start + tx_time(pkt.size, rate);
         self.last_dep_end = dep_end;
+        let arrive = match self.delay_schedule.as_mut() {
+            None => dep_end + self.delay,
+            Some(s) => (dep_end + Time::from_secs_f64(s.at(dep_end))).max(self.last_arrive),
+        };
+        self.last_arrive = arrive;
         let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Entry { pkt, dep_end });
+        self.fifo.push_back(Entry {
+            pkt,
+            dep_end,
+            arrive,
+        });
         self.unserved_bytes += u64::from(pkt.size);
         self.counters.max_qlen = self.counters.max_qlen.max(self.waiting());
         Offer::Accepted {
-            arrival: dep_end + self.delay,
+            arrival: arrive,
             was_empty,
         }
     }
@@ -177,10 +222,10 @@ impl Link {
             .fifo
             .pop_front()
             .expect("delivery event for an empty link");
-        debug_assert_eq!(head.dep_end + self.delay, now);
+        debug_assert_eq!(head.arrive, now);
         debug_assert!(self.served > 0);
         self.served -= 1;
-        let next = self.fifo.front().map(|e| e.dep_end + self.delay);
+        let next = self.fifo.front().map(|e| e.arrive);
         (head.pkt, next)
     }
 
@@ -279,6 +324,48 @@ mod tests {
         assert_eq!(l.waiting_bytes(), 2960);
         assert!(matches!(l.offer(data(3, 40), t), Offer::Accepted { .. }));
         assert_eq!(l.offer(data(4, 40), t), Offer::Dropped);
+    }
+
+    #[test]
+    fn rate_change_applies_from_the_next_service_start() {
+        // 1 Gbit/s, then 500 Mbit/s from 30 us. Three back-to-back packets at
+        // 20 us: the first starts at 20 us (old rate, ends 32 us); the
+        // second starts at 32 us (new rate, 24 us: ends 56 us), the third 80 us.
+        let mut l =
+            link(BufferLimit::Packets(10)).with_schedules(vec![(Time::from_us(30), 500e6)], vec![]);
+        let t = Time::from_us(20);
+        let d = Time::from_ms(10);
+        let arrivals: Vec<Time> = (0..3)
+            .map(|i| match l.offer(data(i, 1500), t) {
+                Offer::Accepted { arrival, .. } => arrival - d,
+                o => panic!("{o:?}"),
+            })
+            .collect();
+        assert_eq!(
+            arrivals,
+            [Time::from_us(32), Time::from_us(56), Time::from_us(80)]
+        );
+    }
+
+    #[test]
+    fn delay_drop_never_reorders() {
+        // 10 ms of delay, 1 ms from t = 1 ms: a packet departing just after
+        // the change would overtake one still propagating; it waits instead.
+        let mut l =
+            link(BufferLimit::Packets(10)).with_schedules(vec![], vec![(Time::from_ms(1), 0.001)]);
+        let a0 = l.offer(data(0, 1500), Time::ZERO);
+        let a1 = l.offer(data(1, 1500), Time::from_ms(2));
+        let a2 = l.offer(data(2, 1500), Time::from_ms(20));
+        let at = |o: Offer| match o {
+            Offer::Accepted { arrival, .. } => arrival,
+            o => panic!("{o:?}"),
+        };
+        let (a0, a1, a2) = (at(a0), at(a1), at(a2));
+        assert_eq!(a0, Time::from_us(12) + Time::from_ms(10));
+        assert_eq!(a1, a0); // max(2 ms + 12 us + 1 ms, a0)
+        assert_eq!(a2, Time::from_ms(21) + Time::from_us(12));
+        let (_, next) = l.deliver_head(a0);
+        assert_eq!(next, Some(a0));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! turn a scenario's topology into links and per-flow routes.
 
 pub mod link;
+pub mod schedule;
 pub mod topology;
 
 pub use link::{BufferLimit, Link, LinkCounters, Offer};

@@ -5,8 +5,19 @@
 //! Node names: routers `R1`, `R2` (dumbbell) or `R0..Rn` (parking lot), and
 //! per flow `i` a sender host `S<i>` and receiver host `D<i>`. Link names are
 //! `tail->head`.
+//!
+//! Generated traffic (web transfers, UDP) attaches through host groups: one
+//! sender host `<class>.src` and one receiver host `<class>.dst` per traffic
+//! class, each on one access link pair shared by every flow of the class,
+//! with zero propagation delay. A flow's own round-trip time is then set by
+//! a per-flow delay line in the world (see `world.rs`), so thousands of
+//! short flows need no links of their own. A group link stands for many
+//! hosts' own links, so unless `topology.access.buffer` is set it never
+//! drops ([`GROUP_BUFFER_PKTS`]): at the default access rate (ten times
+//! the core) it only absorbs simultaneous bursts of the group's flows.
 
 use super::link::BufferLimit;
+use super::schedule::parse_changes;
 use crate::event::LinkId;
 use crate::scenario::{
     check, check_pos, AccessOpts, BufferSpec, Direction, FlowSpec, Graph, LinkOpts, ParkingLot,
@@ -34,6 +45,31 @@ pub struct LinkSpec {
     pub monitored: bool,
     /// Field path of the buffer setting, for errors.
     pub field: String,
+    /// Rate changes: `(time, bit/s)`.
+    pub rate_schedule: Vec<(Time, f64)>,
+    /// Delay changes: `(time, s)`.
+    pub delay_schedule: Vec<(Time, f64)>,
+}
+
+/// Buffer of a host group's access links when `topology.access.buffer` is
+/// not set, packets: large enough never to fill.
+pub const GROUP_BUFFER_PKTS: u32 = 1_000_000_000;
+
+/// Where the hosts of one generated traffic class attach.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupSpec {
+    /// Class name; the hosts are `<name>.src` and `<name>.dst`.
+    pub name: String,
+    /// Field path of the generator, for errors.
+    pub field: String,
+    /// Dumbbell: data direction.
+    pub direction: Direction,
+    /// Parking lot: entry router (the sender side).
+    pub from: Option<usize>,
+    /// Parking lot: exit router (the receiver side).
+    pub to: Option<usize>,
+    /// Graph: node path from sender to receiver.
+    pub path: Option<Vec<String>>,
 }
 
 /// The links one flow's packets cross.
@@ -56,6 +92,8 @@ pub struct Network {
     pub buffers: Vec<BufferLimit>,
     /// One route per expanded flow, in scenario order.
     pub routes: Vec<FlowRoute>,
+    /// One route per host group, in the order given (`spec` = group index).
+    pub groups: Vec<FlowRoute>,
 }
 
 impl Network {
@@ -124,6 +162,8 @@ impl Builder {
             loss,
             monitored,
             field: field.to_string(),
+            rate_schedule: Vec::new(),
+            delay_schedule: Vec::new(),
         });
         self.index.insert((from.to_string(), to.to_string()), id);
         id
@@ -133,8 +173,17 @@ impl Builder {
         self.index.get(&(from.to_string(), to.to_string())).copied()
     }
 
-    /// Both directions of a core link.
-    fn duplex(&mut self, a: &str, b: &str, o: &LinkOpts, field: &str) {
+    /// Both directions of a core link, with its schedules.
+    fn duplex(
+        &mut self,
+        a: &str,
+        b: &str,
+        o: &LinkOpts,
+        field: &str,
+        at: &str,
+    ) -> Result<(), ScenarioError> {
+        let (rate, delay) = schedules(at, &o.rate_schedule, &o.delay_schedule)?;
+        let first = self.links.len();
         self.add(
             a,
             b,
@@ -157,7 +206,30 @@ impl Builder {
             true,
             field,
         );
+        for l in &mut self.links[first..] {
+            l.rate_schedule = rate.clone();
+            l.delay_schedule = delay.clone();
+        }
+        Ok(())
     }
+}
+
+/// Parses a link's rate (Mbit/s) and delay (ms) schedules into engine units.
+#[allow(clippy::type_complexity)]
+fn schedules(
+    at: &str,
+    rate: &[(f64, f64)],
+    delay: &[(f64, f64)],
+) -> Result<(Vec<(Time, f64)>, Vec<(Time, f64)>), ScenarioError> {
+    let rate = parse_changes(&format!("{at}.rate_schedule"), rate, 0.0, 1e7, true)?
+        .into_iter()
+        .map(|(t, v)| (t, v * 1e6))
+        .collect();
+    let delay = parse_changes(&format!("{at}.delay_schedule"), delay, 0.0, 1e5, false)?
+        .into_iter()
+        .map(|(t, v)| (t, v / 1e3))
+        .collect();
+    Ok((rate, delay))
 }
 
 fn check_link_opts(field: &str, o: &LinkOpts) -> Result<(), ScenarioError> {
@@ -171,17 +243,22 @@ fn check_link_opts(field: &str, o: &LinkOpts) -> Result<(), ScenarioError> {
     check(&format!("{field}.reverse_loss"), o.reverse_loss, 0.0, 1.0)
 }
 
+/// The access rate (Mbit/s), the buffer of per-flow access links and the
+/// buffer of host-group links.
 fn access_params(
     access: &AccessOpts,
     core: &[&LinkOpts],
-) -> Result<(f64, BufferSpec), ScenarioError> {
+) -> Result<(f64, BufferSpec, BufferSpec), ScenarioError> {
     let fastest = core.iter().map(|o| o.rate_mbps).fold(0.0, f64::max);
     let rate = access.rate_mbps.unwrap_or(10.0 * fastest);
     check_pos("topology.access.rate_mbps", rate, 1e7)?;
     check("topology.access.delay_ms", access.delay_ms, 0.0, 1e5)?;
     let buffer = access.buffer.unwrap_or(core[0].buffer);
     check_buffer("topology.access.buffer", &buffer)?;
-    Ok((rate, buffer))
+    let group = access
+        .buffer
+        .unwrap_or(BufferSpec::Packets(GROUP_BUFFER_PKTS));
+    Ok((rate, buffer, group))
 }
 
 /// The one-way delay of each of a flow's two access links: from its
@@ -222,17 +299,47 @@ fn no_graph_fields(f: &FlowSpec, k: usize) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// Routes of the flows and of the host groups.
+type Routes = (Builder, Vec<FlowRoute>, Vec<FlowRoute>);
+
+/// The access links of a host group: sender host to `entry`, `exit` to the
+/// receiver host, and back; zero delay, shared by the group's flows.
+fn group_access(
+    b: &mut Builder,
+    g: &GroupSpec,
+    entry: &str,
+    exit: &str,
+    rate: f64,
+    buf: BufferSpec,
+) -> [LinkId; 4] {
+    let (s, r) = (format!("{}.src", g.name), format!("{}.dst", g.name));
+    let af = "topology.access.buffer";
+    [
+        b.add(&s, entry, rate, 0.0, buf, None, 0.0, false, af),
+        b.add(exit, &r, rate, 0.0, buf, None, 0.0, false, af),
+        b.add(&r, exit, rate, 0.0, buf, None, 0.0, false, af),
+        b.add(entry, &s, rate, 0.0, buf, None, 0.0, false, af),
+    ]
+}
+
 fn dumbbell(
-    sc: &Scenario,
+    flows: &[FlowSpec],
+    groups: &[GroupSpec],
     d: &crate::scenario::Dumbbell,
-) -> Result<(Builder, Vec<FlowRoute>), ScenarioError> {
+) -> Result<Routes, ScenarioError> {
     check_link_opts("topology.bottleneck", &d.bottleneck)?;
-    let (arate, abuf) = access_params(&d.access, &[&d.bottleneck])?;
+    let (arate, abuf, gbuf) = access_params(&d.access, &[&d.bottleneck])?;
     let mut b = Builder::new();
-    b.duplex("R1", "R2", &d.bottleneck, "topology.bottleneck.buffer");
+    b.duplex(
+        "R1",
+        "R2",
+        &d.bottleneck,
+        "topology.bottleneck.buffer",
+        "topology.bottleneck",
+    )?;
     let mut routes = Vec::new();
     let mut i = 0usize;
-    for (k, f) in sc.flows.iter().enumerate() {
+    for (k, f) in flows.iter().enumerate() {
         no_graph_fields(f, k)?;
         if f.from.is_some() || f.to.is_some() {
             return Err(ScenarioError::new(
@@ -262,10 +369,64 @@ fn dumbbell(
             i += 1;
         }
     }
-    Ok((b, routes))
+    let mut group_routes = Vec::new();
+    for (k, g) in groups.iter().enumerate() {
+        let (left, right) = match g.direction {
+            Direction::Forward => ("R1", "R2"),
+            Direction::Reverse => ("R2", "R1"),
+        };
+        let [up, down, ack_up, ack_down] = group_access(&mut b, g, left, right, arate, gbuf);
+        let core = b.get(left, right).expect("core link");
+        let core_back = b.get(right, left).expect("core link");
+        group_routes.push(FlowRoute {
+            spec: k,
+            fwd: vec![up, core, down],
+            rev: vec![ack_up, core_back, ack_down],
+        });
+    }
+    Ok((b, routes, group_routes))
 }
 
-fn parking_lot(sc: &Scenario, p: &ParkingLot) -> Result<(Builder, Vec<FlowRoute>), ScenarioError> {
+/// The core hops of a parking-lot path from router `from` to router `to`,
+/// after checking both exist and differ (`at`: the field path prefix).
+fn chain_hops(
+    at: &str,
+    from: Option<usize>,
+    to: Option<usize>,
+    n: usize,
+) -> Result<Vec<(usize, usize)>, ScenarioError> {
+    let (Some(from), Some(to)) = (from, to) else {
+        return Err(ScenarioError::new(
+            format!("{at}.from"),
+            format!("a parking-lot flow needs `from` and `to` router indices in 0..={n}"),
+        ));
+    };
+    for (name, v) in [("from", from), ("to", to)] {
+        if v > n {
+            return Err(ScenarioError::new(
+                format!("{at}.{name}"),
+                format!("router {v} does not exist; allowed 0..={n}"),
+            ));
+        }
+    }
+    if from == to {
+        return Err(ScenarioError::new(
+            format!("{at}.to"),
+            "must differ from `from`",
+        ));
+    }
+    Ok(if from < to {
+        (from..to).map(|j| (j, j + 1)).collect()
+    } else {
+        (to..from).rev().map(|j| (j + 1, j)).collect()
+    })
+}
+
+fn parking_lot(
+    flows: &[FlowSpec],
+    groups: &[GroupSpec],
+    p: &ParkingLot,
+) -> Result<Routes, ScenarioError> {
     if p.links.is_empty() {
         return Err(ScenarioError::new(
             "topology.links",
@@ -276,7 +437,7 @@ fn parking_lot(sc: &Scenario, p: &ParkingLot) -> Result<(Builder, Vec<FlowRoute>
         check_link_opts(&format!("topology.links[{j}]"), o)?;
     }
     let core: Vec<&LinkOpts> = p.links.iter().collect();
-    let (arate, abuf) = access_params(&p.access, &core)?;
+    let (arate, abuf, gbuf) = access_params(&p.access, &core)?;
     let mut b = Builder::new();
     for (j, o) in p.links.iter().enumerate() {
         b.duplex(
@@ -284,38 +445,34 @@ fn parking_lot(sc: &Scenario, p: &ParkingLot) -> Result<(Builder, Vec<FlowRoute>
             &format!("R{}", j + 1),
             o,
             &format!("topology.links[{j}].buffer"),
-        );
+            &format!("topology.links[{j}]"),
+        )?;
     }
     let n = p.links.len();
+    let core_links = |b: &Builder, hops: &[(usize, usize)]| -> (Vec<LinkId>, Vec<LinkId>) {
+        let fwd = hops
+            .iter()
+            .map(|&(x, y)| {
+                b.get(&format!("R{x}"), &format!("R{y}"))
+                    .expect("core link")
+            })
+            .collect();
+        let rev = hops
+            .iter()
+            .rev()
+            .map(|&(x, y)| {
+                b.get(&format!("R{y}"), &format!("R{x}"))
+                    .expect("core link")
+            })
+            .collect();
+        (fwd, rev)
+    };
     let mut routes = Vec::new();
     let mut i = 0usize;
-    for (k, f) in sc.flows.iter().enumerate() {
+    for (k, f) in flows.iter().enumerate() {
         no_graph_fields(f, k)?;
-        let (Some(from), Some(to)) = (f.from, f.to) else {
-            return Err(ScenarioError::new(
-                format!("flows[{k}].from"),
-                format!("a parking-lot flow needs `from` and `to` router indices in 0..={n}"),
-            ));
-        };
-        for (name, v) in [("from", from), ("to", to)] {
-            if v > n {
-                return Err(ScenarioError::new(
-                    format!("flows[{k}].{name}"),
-                    format!("router {v} does not exist; allowed 0..={n}"),
-                ));
-            }
-        }
-        if from == to {
-            return Err(ScenarioError::new(
-                format!("flows[{k}].to"),
-                "must differ from `from`",
-            ));
-        }
-        let hops: Vec<(usize, usize)> = if from < to {
-            (from..to).map(|j| (j, j + 1)).collect()
-        } else {
-            (to..from).rev().map(|j| (j + 1, j)).collect()
-        };
+        let hops = chain_hops(&format!("flows[{k}]"), f.from, f.to, n)?;
+        let (from, to) = (f.from.expect("checked"), f.to.expect("checked"));
         let core_ms: f64 = hops.iter().map(|&(x, y)| p.links[x.min(y)].delay_ms).sum();
         let a = access_delay(f, k, core_ms, p.access.delay_ms)?;
         for _ in 0..f.count {
@@ -324,28 +481,66 @@ fn parking_lot(sc: &Scenario, p: &ParkingLot) -> Result<(Builder, Vec<FlowRoute>
             let af = "topology.access.buffer";
             let mut fwd = vec![b.add(&s, &entry, arate, a, abuf, None, 0.0, false, af)];
             let mut rev = vec![b.add(&r, &exit, arate, a, abuf, None, 0.0, false, af)];
-            for &(x, y) in &hops {
-                fwd.push(
-                    b.get(&format!("R{x}"), &format!("R{y}"))
-                        .expect("core link"),
-                );
-            }
-            for &(x, y) in hops.iter().rev() {
-                rev.push(
-                    b.get(&format!("R{y}"), &format!("R{x}"))
-                        .expect("core link"),
-                );
-            }
+            let (core_fwd, core_rev) = core_links(&b, &hops);
+            fwd.extend(core_fwd);
+            rev.extend(core_rev);
             fwd.push(b.add(&exit, &r, arate, a, abuf, None, 0.0, false, af));
             rev.push(b.add(&entry, &s, arate, a, abuf, None, 0.0, false, af));
             routes.push(FlowRoute { spec: k, fwd, rev });
             i += 1;
         }
     }
-    Ok((b, routes))
+    let mut group_routes = Vec::new();
+    for (k, g) in groups.iter().enumerate() {
+        let hops = chain_hops(&g.field, g.from, g.to, n)?;
+        let (entry, exit) = (
+            format!("R{}", g.from.expect("checked")),
+            format!("R{}", g.to.expect("checked")),
+        );
+        let [up, down, ack_up, ack_down] = group_access(&mut b, g, &entry, &exit, arate, gbuf);
+        let (core_fwd, core_rev) = core_links(&b, &hops);
+        let mut fwd = vec![up];
+        fwd.extend(core_fwd);
+        fwd.push(down);
+        let mut rev = vec![ack_up];
+        rev.extend(core_rev);
+        rev.push(ack_down);
+        group_routes.push(FlowRoute { spec: k, fwd, rev });
+    }
+    Ok((b, routes, group_routes))
 }
 
-fn graph(sc: &Scenario, g: &Graph) -> Result<(Builder, Vec<FlowRoute>), ScenarioError> {
+/// The links along a graph node path and back (`at`: the path's field).
+fn graph_path(
+    b: &Builder,
+    names: &HashMap<&str, usize>,
+    at: &str,
+    path: &[String],
+) -> Result<(Vec<LinkId>, Vec<LinkId>), ScenarioError> {
+    if path.len() < 2 {
+        return Err(ScenarioError::new(at, "needs at least two nodes"));
+    }
+    let mut fwd = Vec::new();
+    let mut rev = Vec::new();
+    for w in path.windows(2) {
+        for n in w {
+            if !names.contains_key(n.as_str()) {
+                return Err(ScenarioError::new(at, format!("unknown node '{n}'")));
+            }
+        }
+        fwd.push(
+            b.get(&w[0], &w[1])
+                .ok_or_else(|| ScenarioError::new(at, format!("no link {}->{}", w[0], w[1])))?,
+        );
+        rev.push(b.get(&w[1], &w[0]).ok_or_else(|| {
+            ScenarioError::new(at, format!("no link {}->{} for the ACKs", w[1], w[0]))
+        })?);
+    }
+    rev.reverse();
+    Ok((fwd, rev))
+}
+
+fn graph(flows: &[FlowSpec], groups: &[GroupSpec], g: &Graph) -> Result<Routes, ScenarioError> {
     let mut names = HashMap::new();
     for (j, n) in g.nodes.iter().enumerate() {
         if names.insert(n.as_str(), j).is_some() {
@@ -373,8 +568,11 @@ fn graph(sc: &Scenario, g: &Graph) -> Result<(Builder, Vec<FlowRoute>), Scenario
             bdp_rtt_ms: l.bdp_rtt_ms,
             loss: l.loss,
             reverse_loss: l.loss,
+            rate_schedule: Vec::new(),
+            delay_schedule: Vec::new(),
         };
         check_link_opts(&at, &opts)?;
+        let (rate, delay) = schedules(&at, &l.rate_schedule, &l.delay_schedule)?;
         let field = format!("{at}.buffer");
         for (x, y) in std::iter::once((&l.from, &l.to)).chain(l.duplex.then_some((&l.to, &l.from)))
         {
@@ -384,7 +582,7 @@ fn graph(sc: &Scenario, g: &Graph) -> Result<(Builder, Vec<FlowRoute>), Scenario
                     format!("link {x}->{y} is defined twice"),
                 ));
             }
-            b.add(
+            let id = b.add(
                 x,
                 y,
                 l.rate_mbps,
@@ -395,10 +593,12 @@ fn graph(sc: &Scenario, g: &Graph) -> Result<(Builder, Vec<FlowRoute>), Scenario
                 l.monitor,
                 &field,
             );
+            b.links[id as usize].rate_schedule = rate.clone();
+            b.links[id as usize].delay_schedule = delay.clone();
         }
     }
     let mut routes = Vec::new();
-    for (k, f) in sc.flows.iter().enumerate() {
+    for (k, f) in flows.iter().enumerate() {
         let at = format!("flows[{k}].path");
         let Some(path) = &f.path else {
             return Err(ScenarioError::new(
@@ -412,28 +612,7 @@ fn graph(sc: &Scenario, g: &Graph) -> Result<(Builder, Vec<FlowRoute>), Scenario
                 "a graph flow's RTT follows from its path's link delays; remove rtt_ms",
             ));
         }
-        if path.len() < 2 {
-            return Err(ScenarioError::new(at, "needs at least two nodes"));
-        }
-        let mut fwd = Vec::new();
-        let mut rev = Vec::new();
-        for w in path.windows(2) {
-            for n in w {
-                if !names.contains_key(n.as_str()) {
-                    return Err(ScenarioError::new(at, format!("unknown node '{n}'")));
-                }
-            }
-            fwd.push(b.get(&w[0], &w[1]).ok_or_else(|| {
-                ScenarioError::new(at.clone(), format!("no link {}->{}", w[0], w[1]))
-            })?);
-            rev.push(b.get(&w[1], &w[0]).ok_or_else(|| {
-                ScenarioError::new(
-                    at.clone(),
-                    format!("no link {}->{} for the ACKs", w[1], w[0]),
-                )
-            })?);
-        }
-        rev.reverse();
+        let (fwd, rev) = graph_path(&b, &names, &at, path)?;
         for _ in 0..f.count {
             routes.push(FlowRoute {
                 spec: k,
@@ -442,29 +621,89 @@ fn graph(sc: &Scenario, g: &Graph) -> Result<(Builder, Vec<FlowRoute>), Scenario
             });
         }
     }
-    Ok((b, routes))
+    let mut group_routes = Vec::new();
+    for (k, gr) in groups.iter().enumerate() {
+        let at = format!("{}.path", gr.field);
+        let Some(path) = &gr.path else {
+            return Err(ScenarioError::new(
+                at,
+                "on a graph, generated traffic needs a node `path` from sender to receiver",
+            ));
+        };
+        let (fwd, rev) = graph_path(&b, &names, &at, path)?;
+        group_routes.push(FlowRoute { spec: k, fwd, rev });
+    }
+    Ok((b, routes, group_routes))
 }
 
-/// Builds the links and routes of `sc` and resolves every buffer.
+/// The round-trip propagation delay of the core path between the access
+/// links, ms: the smallest RTT a flow on it can have. Dumbbell: twice the
+/// bottleneck delay; parking lot: twice the delays from router `from` to
+/// `to`; `None` on a graph (or for a parking-lot path that does not exist,
+/// which the topology builder reports).
+pub fn core_rtt_ms(sc: &Scenario, from: Option<usize>, to: Option<usize>) -> Option<f64> {
+    match &sc.topology {
+        Topology::Dumbbell(d) => Some(2.0 * d.bottleneck.delay_ms),
+        Topology::ParkingLot(p) => {
+            let hops = chain_hops("", from, to, p.links.len()).ok()?;
+            Some(
+                2.0 * hops
+                    .iter()
+                    .map(|&(x, y)| p.links[x.min(y)].delay_ms)
+                    .sum::<f64>(),
+            )
+        }
+        Topology::Graph(_) => None,
+    }
+}
+
+/// Builds the links and routes of `sc` with the scenario's flows.
 pub fn build_network(sc: &Scenario) -> Result<Network, ScenarioError> {
-    let (b, routes) = match &sc.topology {
-        Topology::Dumbbell(d) => dumbbell(sc, d)?,
-        Topology::ParkingLot(p) => parking_lot(sc, p)?,
-        Topology::Graph(g) => graph(sc, g)?,
+    build_network_with(sc, &sc.flows, sc.flows.len(), &[])
+}
+
+/// Builds the links, the routes of `flows` (the scenario's own flows
+/// first, `n_explicit` of them, then generated long-lived ones) and of the
+/// host `groups`, and resolves every buffer.
+///
+/// A `bdp` buffer is sized from the smallest base RTT of the explicit flows
+/// crossing the link; generated traffic does not shrink the buffer the
+/// scenario's own flows are measured against. A link that no explicit flow
+/// crosses uses the generated flows and groups crossing it instead.
+pub fn build_network_with(
+    sc: &Scenario,
+    flows: &[FlowSpec],
+    n_explicit: usize,
+    groups: &[GroupSpec],
+) -> Result<Network, ScenarioError> {
+    let (b, routes, group_routes) = match &sc.topology {
+        Topology::Dumbbell(d) => dumbbell(flows, groups, d)?,
+        Topology::ParkingLot(p) => parking_lot(flows, groups, p)?,
+        Topology::Graph(g) => graph(flows, groups, g)?,
     };
     let mut net = Network {
         links: b.links,
         buffers: Vec::new(),
         routes,
+        groups: group_routes,
     };
-    // Smallest base RTT of the flows using each link (either direction of a flow).
-    let mut min_rtt = vec![Time::NEVER; net.links.len()];
-    for r in &net.routes {
-        let rtt = net.base_rtt(r);
-        for &l in r.fwd.iter().chain(r.rev.iter()) {
-            min_rtt[l as usize] = min_rtt[l as usize].min(rtt);
+    let min_rtt_over = |rs: &mut dyn Iterator<Item = &FlowRoute>| {
+        let mut min_rtt = vec![Time::NEVER; net.links.len()];
+        for r in rs {
+            let rtt = net.base_rtt(r);
+            for &l in r.fwd.iter().chain(r.rev.iter()) {
+                min_rtt[l as usize] = min_rtt[l as usize].min(rtt);
+            }
         }
-    }
+        min_rtt
+    };
+    let explicit = min_rtt_over(&mut net.routes[..n_explicit].iter());
+    let generated = min_rtt_over(&mut net.routes[n_explicit..].iter().chain(net.groups.iter()));
+    let min_rtt: Vec<Time> = explicit
+        .iter()
+        .zip(&generated)
+        .map(|(&e, &g)| if e == Time::NEVER { g } else { e })
+        .collect();
     let pkt_bits = f64::from(sc.packet_size) * 8.0;
     for (j, l) in net.links.iter().enumerate() {
         let limit = match l.buffer {

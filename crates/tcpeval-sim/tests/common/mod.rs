@@ -3,7 +3,7 @@
 use tcpeval_sim::{run_json, Results};
 
 /// Runs a scenario given as JSON and checks packet conservation for every
-/// flow: sent = received + dropped + still in transit.
+/// flow and every traffic class: sent = received + dropped + still in transit.
 pub fn run(json: &str) -> Results {
     let r = run_json(json).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
     for f in &r.flows {
@@ -12,6 +12,15 @@ pub fn run(json: &str) -> Results {
             f.data_received + f.data_dropped + f.data_in_transit,
             "conservation broken for {}: {f:?}",
             f.name
+        );
+    }
+    for c in &r.classes {
+        let k = &c.counters;
+        assert_eq!(
+            k.sent,
+            k.received + k.dropped + k.in_transit,
+            "conservation broken for class {}: {k:?}",
+            c.info.name
         );
     }
     r
