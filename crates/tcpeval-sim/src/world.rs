@@ -736,7 +736,7 @@ impl World {
         let f = match self.free_slots.pop() {
             Some(f) => f,
             None => {
-                // A new slot; its placeholder endpoints are replaced below.
+                // A new slot; its provisional endpoints are replaced below.
                 self.flows.push(Flow::new(
                     Ends::Udp { next_seq: 0 },
                     fwd,
@@ -832,7 +832,7 @@ impl World {
                     s.ssthresh.push(tcb.ssthresh);
                     s.srtt.push(tcb.srtt.map_or(f64::NAN, |x| x.secs()));
                     s.delivered.push(fl.delivered_pkts * u64::from(tcb.mss));
-                    let st = fl.sender.stats;
+                    let st = sender.stats;
                     s.sent.push(st.sent);
                     s.retransmitted.push(st.retransmitted);
                     s.timeouts.push(st.timeouts);
