@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpeval import __version__
+from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError
 from tcpeval.scenario import load_scenario
 
@@ -58,6 +59,7 @@ class Experiment:
     quick_values: dict[str, list[Any]]
     quick_scenario: dict[str, Any]
     metrics: list[MetricSpec]
+    derived: list[dict[str, Any]]
     figures: list[dict[str, Any]]
     tables: list[dict[str, Any]]
     algorithms: dict[str, dict[str, Any]]
@@ -192,7 +194,7 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
     name = _req(raw, "name", at, str)
     if not _NAME.match(name):
         raise StudyError(f"{at}.name", "use a-z, 0-9, _ and -")
-    allowed = {"name", "title", "notes", "scenario", "sweep", "quick", "metric", "figure", "table", "algorithms"}
+    allowed = {"name", "title", "notes", "scenario", "sweep", "quick", "metric", "derived", "figure", "table", "algorithms"}
     unknown = set(raw) - allowed
     if unknown:
         raise StudyError(at, f"unknown field(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
@@ -222,6 +224,7 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
             raise StudyError(f"{mat}.name", f"'{mname}' is used twice")
         seen.add(mname)
         metrics.append(MetricSpec(mname, fn, {k: v for k, v in m.items() if k not in ("name", "fn")}))
+    derived = _derived(raw.get("derived", []), f"{at}.derived", sweep, quick_values, seen)
     for kind in ("figure", "table"):
         for i, spec in enumerate(raw.get(kind, [])):
             _req(spec, "name", f"{at}.{kind}[{i}]", str)
@@ -234,10 +237,52 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
         quick_values=quick_values,
         quick_scenario=quick_scenario,
         metrics=metrics,
+        derived=derived,
         figures=list(raw.get("figure", [])),
         tables=list(raw.get("table", [])),
         algorithms=_algorithms(raw.get("algorithms", {}), f"{at}.algorithms"),
     )
+
+
+def _derived(
+    raw: Any, at: str, sweep: list[SweepParam], quick_values: dict[str, list[Any]], names: set[str]
+) -> list[dict[str, Any]]:
+    """``[[experiment.derived]]`` entries (:mod:`tcpeval.derived`), checked
+    against the experiment's sweep and metrics; their names join ``names``."""
+    if not isinstance(raw, list):
+        raise StudyError(at, "must be an array of tables ([[experiment.derived]])")
+    params = {p.name: p for p in sweep}
+    metrics = set(names)
+    out = []
+    for i, d in enumerate(raw):
+        dat = f"{at}[{i}]"
+        if not isinstance(d, dict):
+            raise StudyError(dat, "must be a table")
+        unknown = set(d) - {"name", "fn", "metric", "baseline"}
+        if unknown:
+            raise StudyError(dat, f"unknown field(s) {sorted(unknown)}; allowed: baseline, fn, metric, name")
+        name = _req(d, "name", dat, str)
+        if name in names or name in params:
+            raise StudyError(f"{dat}.name", f"'{name}' is used twice")
+        fn = _req(d, "fn", dat, str)
+        if fn not in FUNCTIONS:
+            raise StudyError(f"{dat}.fn", f"'{fn}' is not allowed; allowed: {', '.join(FUNCTIONS)}")
+        metric = _req(d, "metric", dat, str)
+        if metric not in metrics:
+            raise StudyError(f"{dat}.metric", f"'{metric}' is not a metric of the experiment; metrics: {sorted(metrics)}")
+        baseline = _req(d, "baseline", dat, dict)
+        if not baseline:
+            raise StudyError(f"{dat}.baseline", "give at least one sweep parameter and its baseline value")
+        for param, value in baseline.items():
+            if param not in params:
+                raise StudyError(f"{dat}.baseline.{param}", f"not a sweep parameter; parameters: {sorted(params)}")
+            if value not in params[param].values:
+                raise StudyError(f"{dat}.baseline.{param}", f"{value!r} is not one of its values {list(params[param].values)}")
+            if param in quick_values and value not in quick_values[param]:
+                raise StudyError(f"{dat}.baseline.{param}", f"{value!r} is missing from the quick-mode values {quick_values[param]}")
+        names.add(name)
+        out.append({"name": name, "fn": fn, "metric": metric, "baseline": baseline})
+    return out
 
 
 def _algorithms(raw: Any, at: str) -> dict[str, dict[str, Any]]:
@@ -316,13 +361,36 @@ def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:
     return [dict(zip([p.name for p in exp.sweep], combo, strict=True)) for combo in itertools.product(*values)]
 
 
+_SCHEDULED_TIMES = ("start_s", "stop_s", "start_jitter_s", "start_window_s")
+"""Fields of flows and traffic generators that are points or spans of the run's time axis."""
+
+
+def _compress_schedules(node: Any, scale: float) -> None:
+    """Scales the times of every link ``rate_schedule``/``delay_schedule`` under ``node``."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("rate_schedule", "delay_schedule") and isinstance(value, list):
+                node[key] = [[float(step[0]) * scale, *step[1:]] for step in value]
+            else:
+                _compress_schedules(value, scale)
+    elif isinstance(node, list):
+        for item in node:
+            _compress_schedules(item, scale)
+
+
 def _compress_time(sc: dict[str, Any], scale: float) -> None:
-    """Quick mode: the run's time axis shrinks by ``scale`` (duration and flow schedules)."""
+    """Quick mode: the run's time axis shrinks by ``scale``: the duration, the
+    start/stop times of flows and traffic generators, and link schedules.
+    Durations inside the traffic models (think times, on/off periods) keep
+    their values: they shape the traffic, not the run."""
     sc["duration_s"] = float(sc.get("duration_s", 0)) * scale
-    for flow in sc.get("flows", []):
-        for key in ("start_s", "stop_s", "start_jitter_s"):
-            if flow.get(key) is not None:
-                flow[key] = float(flow[key]) * scale
+    traffic = sc.get("traffic", {})
+    generators = [g for kind in ("web", "bulk", "udp") for g in traffic.get(kind, [])] if isinstance(traffic, dict) else []
+    for item in [*sc.get("flows", []), *generators]:
+        for key in _SCHEDULED_TIMES:
+            if item.get(key) is not None:
+                item[key] = float(item[key]) * scale
+    _compress_schedules(sc.get("topology", {}), scale)
 
 
 def _apply_algorithm_settings(sc: dict[str, Any], settings: dict[str, dict[str, Any]]) -> None:

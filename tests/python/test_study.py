@@ -45,10 +45,15 @@ agg = "sum"
 name = "jain"
 fn = "jain"
 window = [1, 4]
+[[experiment.derived]]
+name = "reno_over"
+fn = "baseline_over_run"
+metric = "goodput"
+baseline = { algorithm = "reno" }
 [[experiment.table]]
 name = "t"
 rows = ["algorithm", "rtt"]
-columns = ["goodput", "jain"]
+columns = ["goodput", "jain", "reno_over"]
 """
 
 
@@ -67,6 +72,23 @@ def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
     assert len(quick) == 2
     assert all(s.scenario["duration_s"] == 2.0 and s.point["rtt"] == 20 for s in quick)
     assert all(s.scenario["flows"][1]["start_s"] == 0.5 for s in quick)
+
+
+def test_quick_mode_compresses_traffic_and_link_schedules_but_not_traffic_shapes() -> None:
+    text = TINY.replace(
+        'rate_mbps = 20, delay_ms = 5 } }',
+        'rate_mbps = 20, delay_ms = 5, rate_schedule = [[2.0, 10.0]], delay_schedule = [[3.0, 8.0]] } }\n'
+        'traffic = { bulk = [{ count = 1, start_s = 1.0, start_window_s = 2.0, stop_s = 3.0 }], '
+        'udp = [{ rate_mbps = 1, start_s = 1.0, on = { kind = "exponential", mean_s = 1.0 }, off = { kind = "exponential", mean_s = 1.0 } }], '
+        'web = [{ start_s = 2.0, stop_s = 4.0 }] }',
+    )
+    sc = expand(parse_study(text), quick=True)[0].scenario
+    link = sc["topology"]["bottleneck"]
+    assert link["rate_schedule"] == [[1.0, 10.0]] and link["delay_schedule"] == [[1.5, 8.0]]
+    bulk, udp, web = sc["traffic"]["bulk"][0], sc["traffic"]["udp"][0], sc["traffic"]["web"][0]
+    assert (bulk["start_s"], bulk["start_window_s"], bulk["stop_s"]) == (0.5, 1.0, 1.5)
+    assert udp["start_s"] == 0.5 and udp["on"]["mean_s"] == 1.0
+    assert (web["start_s"], web["stop_s"]) == (1.0, 2.0)
 
 
 def test_identical_scenarios_in_two_experiments_are_two_runs() -> None:
@@ -100,12 +122,12 @@ def test_invalid_points_are_reported_with_their_experiment_and_point() -> None:
 
 def test_every_shipped_study_expands_in_both_modes() -> None:
     names = shipped_studies()
-    assert {"fairness", "linux-variants"} <= set(names)
+    assert set(names) == {"background", "fairness", "linux-variants", "reverse", "yeah"}
     for name in names:
         study = load_study(name)
         quick, full = expand(study, quick=True), expand(study)
         assert 0 < len(quick) <= len(full)
-        declared = {m.name for e in study.experiments for m in e.metrics}
+        declared = {m.name for e in study.experiments for m in e.metrics} | {d["name"] for e in study.experiments for d in e.derived}
         for e in study.experiments:
             params = {p.name for p in e.sweep}
             for t in e.tables:
@@ -139,6 +161,10 @@ def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch
     df = results(tmp_path / "out")
     assert len(df) == 8 and df["key"].is_unique and (df["status"] == "ok").all()
     assert df["goodput"].between(10, 20).all()
+    reno = df[df["algorithm"] == "reno"].set_index(["rtt", "seed"])
+    bic = df[df["algorithm"] == "bic"].set_index(["rtt", "seed"])
+    assert (reno["reno_over"] == 1.0).all()
+    assert bic["reno_over"].to_dict() == (reno["goodput"] / bic["goodput"]).to_dict()
 
 
 def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
