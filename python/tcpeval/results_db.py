@@ -17,6 +17,7 @@ import math
 import shutil
 import sqlite3
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from tcpeval import __version__
+from tcpeval.derived import add_derived
 from tcpeval.result import RunResult
 from tcpeval.store import load_run
 
@@ -138,7 +140,24 @@ class ResultsDB:
             row.update(json.loads(point))
             row.update({k: (float("nan") if v is None else v) for k, v in json.loads(metrics or "{}").items()})
             rows.append(row)
-        return pd.DataFrame(rows)
+        return self._with_derived(pd.DataFrame(rows))
+
+    def _with_derived(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Adds each experiment's derived metrics (:mod:`tcpeval.derived`),
+        declared in the stored study file, to that experiment's rows."""
+        source = self.root / "study.toml"
+        if frame.empty or not source.exists():
+            return frame
+        spec = tomllib.loads(source.read_text())
+        parts = []
+        for exp in spec.get("experiment", []):
+            part = frame[frame["experiment"] == exp["name"]]
+            if exp.get("derived") and len(part):
+                part = add_derived(part, list(exp.get("sweep", {})), exp["derived"])
+            parts.append(part)
+        known = {e["name"] for e in spec.get("experiment", [])}
+        parts.append(frame[~frame["experiment"].isin(known)])
+        return pd.concat([p for p in parts if len(p)], ignore_index=False).sort_index()
 
     def load_run(self, key: str) -> RunResult:
         """The stored tables of run ``key``."""

@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..derived import add_derived
+
 RUN_COLUMNS = ("key", "seed", "status", "error", "wall_s")
 """The columns every experiment frame starts with, before its sweep
 parameters and metrics."""
@@ -108,7 +110,8 @@ def experiment_runs(
     column per sweep parameter (its value at the run's point, see
     :func:`canonical`; None if the point lacks it) and one per metric (float,
     NaN where the metric has no value, as for a failed run). Metrics found in
-    the catalog but not declared follow the declared ones. Rows are sorted by
+    the catalog but not declared follow the declared ones, and the
+    experiment's derived metrics (:mod:`tcpeval.derived`) come last. Rows are sorted by
     key, so the frame does not depend on the order runs finished in.
     """
     name = experiment["name"]
@@ -144,7 +147,7 @@ def experiment_runs(
     for m in metrics:
         frame[m] = pd.to_numeric(frame[m], errors="coerce").astype(float)
     frame["wall_s"] = frame["wall_s"].astype(float)
-    return frame
+    return add_derived(frame, params, experiment.get("derived", []))
 
 
 def load_study(study_dir: str | Path) -> StudyResults:
