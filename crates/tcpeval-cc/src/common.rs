@@ -176,18 +176,19 @@ pub fn hstcp_a(w: f64, hs: &Hstcp) -> f64 {
 }
 
 /// Vegas-style RTT bookkeeping for algorithms that decide once per RTT
-/// (Linux `tcp_vegas.c` state, reused by YeAH, Compound and Fusion).
+/// (Linux `tcp_vegas.c` state: Vegas, YeAH, Compound and Fusion).
 ///
-/// `base_rtt` is the smallest sample ever seen (never aged, as in Linux);
+/// `base_rtt` is the smallest sample seen (a [`MinRtt`]: never aged, as in
+/// Linux, unless built with [`RttRound::new`] and a maximum age);
 /// `min_rtt` and `cnt_rtt` cover the current round, which ends with the
 /// first ACK beyond `beg_snd_nxt` (the `snd_nxt` recorded at round start).
 /// Per-RTT decisions run only while `enabled`: the round restarts on entering
 /// Open and stops in any other state, because RTT samples during recovery
 /// and after an RTO are ambiguous (spec 1.12; Linux `tcp_vegas_state`).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RttRound {
     /// Smallest RTT sample of the connection (propagation delay estimate).
-    pub base_rtt: Option<Time>,
+    base_rtt: MinRtt,
     /// Smallest RTT sample in the current round.
     pub min_rtt: Option<Time>,
     /// Number of RTT samples in the current round.
@@ -198,10 +199,39 @@ pub struct RttRound {
     pub enabled: bool,
 }
 
+impl Default for RttRound {
+    /// A round whose base RTT never ages (Linux).
+    fn default() -> Self {
+        RttRound::new(Time::ZERO)
+    }
+}
+
 impl RttRound {
-    /// Records one RTT sample.
-    pub fn on_sample(&mut self, rtt: Time) {
-        self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
+    /// A round tracker whose base RTT ages after `base_max_age` without
+    /// confirmation (zero: never, as in Linux; see [`MinRtt`]).
+    pub fn new(base_max_age: Time) -> Self {
+        RttRound {
+            base_rtt: MinRtt::new(base_max_age),
+            min_rtt: None,
+            cnt_rtt: 0,
+            beg_snd_nxt: 0,
+            enabled: false,
+        }
+    }
+
+    /// The connection's base RTT, if any sample was taken.
+    pub fn base_rtt(&self) -> Option<Time> {
+        self.base_rtt.get()
+    }
+
+    /// Forgets the base RTT: the next sample starts a new one.
+    pub fn reset_base(&mut self) {
+        self.base_rtt.reset();
+    }
+
+    /// Records one RTT sample taken at time `now`.
+    pub fn on_sample(&mut self, now: Time, rtt: Time) {
+        self.base_rtt.update(now, rtt);
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
         self.cnt_rtt += 1;
     }
@@ -238,7 +268,7 @@ impl RttRound {
     /// `min_samples` samples (Linux Vegas/YeAH/CTCP require 3: fewer means
     /// only delayed ACKs were seen).
     pub fn sampled(&self, min_samples: u32) -> Option<(Time, Time)> {
-        match (self.min_rtt, self.base_rtt) {
+        match (self.min_rtt, self.base_rtt.get()) {
             (Some(rtt), Some(base)) if self.cnt_rtt >= min_samples && rtt.ps() > 0 => {
                 Some((rtt, base))
             }
@@ -412,19 +442,19 @@ mod tests {
         let mut t = tcb(10.0, 5.0);
         let mut r = RttRound::default();
         r.enable(&t);
-        r.on_sample(Time::from_ms(120));
-        r.on_sample(Time::from_ms(110));
+        r.on_sample(t.now, Time::from_ms(120));
+        r.on_sample(t.now, Time::from_ms(110));
         assert_eq!(r.sampled(3), None);
-        r.on_sample(Time::from_ms(130));
+        r.on_sample(t.now, Time::from_ms(130));
         assert_eq!(r.sampled(3), Some((Time::from_ms(110), Time::from_ms(110))));
         t.snd_nxt = 20;
         assert!(r.round_ended(1));
         r.next_round(&t);
         assert!(!r.round_ended(20) && r.round_ended(21));
         assert_eq!(r.cnt_rtt, 0);
-        r.on_sample(Time::from_ms(150));
+        r.on_sample(t.now, Time::from_ms(150));
         assert_eq!(r.min_rtt, Some(Time::from_ms(150)));
-        assert_eq!(r.base_rtt, Some(Time::from_ms(110)));
+        assert_eq!(r.base_rtt(), Some(Time::from_ms(110)));
         // Outside Open no round ends (spec 1.12); entering Open restarts it.
         r.set_state(&t, CaState::Recovery);
         assert!(!r.round_ended(100));

@@ -364,9 +364,9 @@ impl CongestionControl for Compound {
         total.max(2.0)
     }
 
-    fn pkts_acked(&mut self, _tcb: &Tcb, sample: &AckSample) {
+    fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
         if let Some(rtt) = sample.rtt {
-            self.round.on_sample(rtt);
+            self.round.on_sample(tcb.now, rtt);
         }
     }
 

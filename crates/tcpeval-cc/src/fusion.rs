@@ -299,7 +299,7 @@ impl CongestionControl for Fusion {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
-        let pipe_fraction = match (self.round.base_rtt, self.last_rtt) {
+        let pipe_fraction = match (self.round.base_rtt(), self.last_rtt) {
             (Some(base), Some(rtt)) if rtt.ps() > 0 => base.secs() / rtt.secs(),
             _ => 0.0,
         };
@@ -311,9 +311,9 @@ impl CongestionControl for Fusion {
         ssthresh
     }
 
-    fn pkts_acked(&mut self, _tcb: &Tcb, sample: &AckSample) {
+    fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
         if let Some(rtt) = sample.rtt {
-            self.round.on_sample(rtt);
+            self.round.on_sample(tcb.now, rtt);
             self.last_rtt = Some(rtt);
         }
     }
@@ -338,7 +338,7 @@ impl CongestionControl for Fusion {
             // +1 per RTT: the flow's own ACK clock delivers cwnd ACKs per RTT.
             self.w_reno += f64::from(acked) / tcb.cwnd.max(1.0);
             if self.params.decision == FusionDecision::PerAck && self.round.enabled {
-                if let (Some(rtt), Some(base)) = (self.last_rtt, self.round.base_rtt) {
+                if let (Some(rtt), Some(base)) = (self.last_rtt, self.round.base_rtt()) {
                     self.decide(tcb.cwnd, rtt, base, tcb.mss);
                 }
             }

@@ -37,7 +37,7 @@
 //! Defaults: Linux alpha 2, beta 4, gamma 1 packets (ns-3 the same; the paper
 //! used alpha 1, beta 3).
 
-use crate::common::{slow_start, GrowthMode, MinRtt};
+use crate::common::{slow_start, GrowthMode, RttRound};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::reno::{Reno, RenoParams};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
@@ -154,15 +154,8 @@ pub struct Vegas {
     params: VegasParams,
     /// Reno, used while Vegas is paused and for rounds with too few samples.
     reno: Reno,
-    base_rtt: MinRtt,
-    /// Smallest RTT sample of the current round.
-    min_rtt: Option<Time>,
-    /// RTT samples in the current round.
-    cnt_rtt: u32,
-    /// The round ends with the first ACK beyond this sequence number.
-    beg_snd_nxt: u64,
-    /// Per-RTT decisions are made (Open state).
-    enabled: bool,
+    /// baseRTT and the current round's minRTT and sample count.
+    round: RttRound,
 }
 
 /// An RTT as Linux Vegas holds it: whole microseconds plus one.
@@ -173,20 +166,12 @@ fn vegas_us(t: Time) -> u64 {
 impl Vegas {
     /// The connection's baseRTT estimate, if any sample was taken.
     pub fn base_rtt(&self) -> Option<Time> {
-        self.base_rtt.get()
+        self.round.base_rtt()
     }
 
     /// Whether the per-RTT Vegas decisions are active (Open state).
     pub fn enabled(&self) -> bool {
-        self.enabled
-    }
-
-    /// Starts a fresh round at the current `snd_nxt` (Linux `vegas_enable`).
-    fn enable(&mut self, tcb: &Tcb) {
-        self.enabled = true;
-        self.beg_snd_nxt = tcb.snd_nxt;
-        self.min_rtt = None;
-        self.cnt_rtt = 0;
+        self.round.enabled
     }
 
     /// `(target, diff)` for the round's `rtt` and `base`, in packets.
@@ -254,23 +239,19 @@ impl NamedAlgorithm for Vegas {
             beta: params.loss_beta,
             growth: params.growth,
         });
-        let base_rtt = MinRtt::new(Time::from_secs_f64(params.base_rtt_max_age));
+        let round = RttRound::new(Time::from_secs_f64(params.base_rtt_max_age));
         Vegas {
             params,
             reno,
-            base_rtt,
-            min_rtt: None,
-            cnt_rtt: 0,
-            beg_snd_nxt: 0,
-            enabled: false,
+            round,
         }
     }
 }
 
 impl CongestionControl for Vegas {
     fn init(&mut self, tcb: &mut Tcb) {
-        self.base_rtt.reset();
-        self.enable(tcb);
+        self.round.reset_base();
+        self.round.enable(tcb);
     }
 
     fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
@@ -279,38 +260,29 @@ impl CongestionControl for Vegas {
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
         if let Some(rtt) = sample.rtt {
-            self.base_rtt.update(tcb.now, rtt);
-            self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
-            self.cnt_rtt += 1;
+            self.round.on_sample(tcb.now, rtt);
         }
     }
 
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        if !self.enabled {
+        if !self.round.enabled {
             self.reno.cong_avoid(tcb, ack);
             return;
         }
-        if ack.ack_seq > self.beg_snd_nxt {
-            self.beg_snd_nxt = tcb.snd_nxt;
-            match (self.min_rtt, self.base_rtt.get()) {
-                (Some(rtt), Some(base)) if self.cnt_rtt >= self.params.min_samples => {
-                    self.decide(tcb, rtt, base, ack.acked)
-                }
-                _ => self.reno.cong_avoid(tcb, ack),
+        if self.round.round_ended(ack.ack_seq) {
+            let sampled = self.round.sampled(self.params.min_samples);
+            self.round.next_round(tcb);
+            match sampled {
+                Some((rtt, base)) => self.decide(tcb, rtt, base, ack.acked),
+                None => self.reno.cong_avoid(tcb, ack),
             }
-            self.min_rtt = None;
-            self.cnt_rtt = 0;
         } else if tcb.in_slow_start() {
             slow_start(tcb, ack.acked);
         }
     }
 
     fn set_state(&mut self, tcb: &mut Tcb, new_state: CaState) {
-        if new_state == CaState::Open {
-            self.enable(tcb);
-        } else {
-            self.enabled = false;
-        }
+        self.round.set_state(tcb, new_state);
     }
 
     fn cwnd_event(&mut self, tcb: &mut Tcb, event: CwndEvent) {
