@@ -13,6 +13,7 @@ and the page in :mod:`tcpeval.report.page`.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tcpeval import __version__
@@ -24,8 +25,10 @@ from .tables import TableOutput, experiment_tables, table_output
 
 __all__ = [
     "FigureOutput",
+    "Report",
     "StudyResults",
     "TableOutput",
+    "build",
     "build_report",
     "experiment_figures",
     "experiment_runs",
@@ -36,22 +39,42 @@ __all__ = [
 ]
 
 
-def build_report(study_dir: str | Path) -> Path:
+@dataclass(frozen=True)
+class Report:
+    """A built report: the page, and every figure and table it shows, per
+    experiment in study-file order."""
+
+    page: Path
+    figures: dict[str, list[FigureOutput]]
+    tables: dict[str, list[TableOutput]]
+
+
+def build(study_dir: str | Path) -> Report:
     """Build the report of the study whose results are in ``study_dir``.
 
     Writes every figure to ``study_dir/figures/`` (PNG, SVG, PDF), every table
     to ``study_dir/tables/`` (CSV) and the page to ``study_dir/report.html``
-    (replaced atomically), and returns the page's path. Figures are released
-    experiment by experiment, so memory does not grow with the study.
+    (replaced atomically). The returned outputs keep no matplotlib Figure
+    (``figure`` is None), so memory does not grow with the study.
     """
     study = load_study(study_dir)
     sections = []
+    figures: dict[str, list[FigureOutput]] = {}
+    tables: dict[str, list[TableOutput]] = {}
     for experiment in study.experiments:
-        figures = experiment_figures(study, experiment, study.directory / "figures")
-        tables = experiment_tables(study, experiment, study.directory / "tables")
-        sections.append(experiment_html(study, experiment, figures, tables))
+        name = experiment["name"]
+        drawn = experiment_figures(study, experiment, study.directory / "figures")
+        tables[name] = experiment_tables(study, experiment, study.directory / "tables")
+        sections.append(experiment_html(study, experiment, drawn, tables[name]))
+        figures[name] = [replace(out, figure=None) for out in drawn]
     page = study.directory / "report.html"
     tmp = page.with_name(f".{page.name}.tmp-{os.getpid()}")
     tmp.write_text(page_html(study, sections, __version__), encoding="utf-8")
     os.replace(tmp, page)
-    return page
+    return Report(page, figures, tables)
+
+
+def build_report(study_dir: str | Path) -> Path:
+    """Build the report of the study in ``study_dir`` (see :func:`build`) and
+    return the page's path."""
+    return build(study_dir).page
