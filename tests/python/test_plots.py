@@ -57,6 +57,9 @@ def test_timeseries_with_psd(method):
     assert fig.axes[0].lines[0].get_xdata()[0] == pytest.approx(10.0)
     assert fig.axes[1].get_yscale() == "log"
     assert fig.axes[1].get_ylabel() == "PSD (packets$^2$/Hz)"
+    # Every row names its series, the lone queue too.
+    legends = [[t.get_text() for t in fig.axes[i].get_legend().get_texts()] for i in (0, 2)]
+    assert legends == [["flow 1", "flow 2"], ["bottleneck"]]
     peak_marker = fig.axes[3].lines[1]
     assert peak_marker.get_xdata()[0] == pytest.approx(0.4, abs=0.02)
 

@@ -64,7 +64,7 @@ def plot_timeseries_psd(
     ``path`` if given (format from the extension: .png, .svg, .pdf).
 
     Returns the Figure: ``2 * len(rows)`` axes; per row the left axes hold one
-    line per series, the right axes one PSD line per series plus one marker
+    line per series and a legend naming them (even a single one), the right axes one PSD line per series plus one marker
     line per series that has a peak.
     """
     if not rows:
@@ -106,8 +106,7 @@ def plot_timeseries_psd(
                 right.set_xscale("log")
                 right.set_yscale("log")
                 right.set_ylim(bottom=top * DYNAMIC_RANGE)
-            if len(row.values) > 1:
-                left.legend(loc="best")
+            left.legend(loc="best")  # names the flow or link even when alone in its row
         grid[-1, 0].set_xlabel("time (s)")
         grid[-1, 1].set_xlabel("frequency (Hz)")
         if title:
