@@ -184,7 +184,7 @@ def test_table_rows_and_confidence_intervals(fake_study_dir, page):
     assert list(zip(table["buffer"], table["algorithm"])) == [(b, a) for b in BUFFERS for a in ALGORITHMS]
     for _, row in table.iterrows():
         seeds = ok_seeds(row["algorithm"], row["buffer"])
-        assert row["n"] == len(seeds)
+        assert row["runs"] == len(seeds)
         mean, half = hand_ci([throughput(row["algorithm"], row["buffer"], s) for s in seeds])
         assert row["throughput_mbps_mean"] == pytest.approx(mean, rel=1e-12)
         assert row["throughput_mbps_ci95"] == pytest.approx(half, rel=1e-9)
@@ -197,7 +197,7 @@ def test_table_rows_and_confidence_intervals(fake_study_dir, page):
     mean, half = hand_ci(reno_60)
     assert f"<td>{mean:.4g} ± {half:.2g} (n=2)</td>" in page
     pooled = pd.read_csv(fake_study_dir / "tables" / "grid-per-algorithm.csv")
-    assert list(pooled["algorithm"]) == list(ALGORITHMS) and list(pooled["n"]) == [6, 5]
+    assert list(pooled["algorithm"]) == list(ALGORITHMS) and list(pooled["runs"]) == [6, 5]
     cubic = [throughput("cubic", b, s) for b in BUFFERS for s in ok_seeds("cubic", b)]
     assert pooled["throughput_mbps_ci95"].iloc[1] == pytest.approx(hand_ci(cubic)[1], rel=1e-9)
 

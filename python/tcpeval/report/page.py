@@ -182,7 +182,7 @@ def table_html(out: TableOutput) -> str:
     return (
         f"<h4 id='table-{esc(out.name)}'>{esc(out.title)} ({csv})</h4>"
         + frame_html(out.text, "results")
-        + "<p class='legend'>mean ± half-width of the 95% Student-t interval over the n ok runs.</p>"
+        + "<p class='legend'>mean ± half-width of the 95% Student-t interval over the ok runs of the row (column runs).</p>"
     )
 
 

@@ -4,12 +4,12 @@ Each ``[[experiment.table]]`` (``name``, ``rows``: sweep parameters,
 ``columns``: metrics, optional ``title``) gives one table with a row per
 combination of the ``rows`` parameters that has runs, in study-file value
 order. Runs at other values of the parameters not listed in ``rows`` are
-pooled into the row. ``n`` is the number of ok runs of the row; a cell is
+pooled into the row. ``runs`` is the number of ok runs of the row; a cell is
 ``mean ± half-width`` of the Student-t 95% interval over the runs that have a
 value of that metric (:func:`tcpeval.metrics.nan_mean_ci`), followed by
-``(n=k)`` when only ``k`` < ``n`` of them do; one value is shown alone and no
+``(n=k)`` when only ``k`` < ``runs`` of them do; one value is shown alone and no
 value as ``—``. The same numbers, unrounded, are written to
-``TABLEDIR/EXPERIMENT-TABLE.csv`` (columns: the row parameters, ``n``, then
+``TABLEDIR/EXPERIMENT-TABLE.csv`` (columns: the row parameters, ``runs``, then
 ``METRIC_mean``, ``METRIC_ci95`` (half-width) and ``METRIC_n`` per metric).
 """
 
@@ -27,6 +27,10 @@ import pandas as pd
 from ..metrics.stats import nan_mean_ci
 from .data import RUN_COLUMNS, StudyResults, ok_runs, present_values, select
 from .figures import CONFIDENCE, label, slug
+
+RUNS = "runs"
+"""The column holding each row's number of ok runs (not ``n``: studies sweep
+parameters called ``n``)."""
 
 MISSING = "—"
 """What a cell with no value shows."""
@@ -79,6 +83,8 @@ def table_output(
     for p in rows:
         if p not in params:
             raise ValueError(f"{where}: row {p!r} is not a sweep parameter of the experiment")
+        if p == RUNS:
+            raise ValueError(f"{where}: row {p!r} has the name of the table's run-count column; rename the parameter")
     for m in columns:
         if m not in metrics:
             raise ValueError(f"{where}: column {m!r} is not a metric of the experiment")
@@ -93,8 +99,8 @@ def table_output(
         runs = ok_runs(select(frame, point))
         values = runs[columns].to_numpy(dtype=float).T if len(runs) else np.full((len(columns), 1), np.nan)
         mean, half, count = nan_mean_ci(values, CONFIDENCE)
-        number_row: dict[str, Any] = {**point, "n": len(runs)}
-        text_row = {**{p: label(v) for p, v in point.items()}, "n": str(len(runs))}
+        number_row: dict[str, Any] = {**point, RUNS: len(runs)}
+        text_row = {**{p: label(v) for p, v in point.items()}, RUNS: str(len(runs))}
         for i, m in enumerate(columns):
             number_row.update({f"{m}_mean": mean[i], f"{m}_ci95": half[i], f"{m}_n": int(count[i])})
             text_row[m] = cell_text(float(mean[i]), float(half[i]), int(count[i]), len(runs))
