@@ -115,6 +115,16 @@ class ResultsDB:
                 ),
             )
 
+    def study_info(self) -> dict[str, Any]:
+        """The run information last written by :meth:`write_study` ({} if none)."""
+        path = self.root / "study.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def wall_s(self, key: str) -> float:
+        """The recorded wall-clock time of run ``key``, s."""
+        (wall,) = self._db.execute("SELECT wall_s FROM runs WHERE key = ?", (key,)).fetchone()
+        return float(wall)
+
     def write_study(self, source: str, info: dict[str, Any]) -> None:
         """Keeps a copy of the study file and its run information."""
         (self.root / "study.toml").write_text(source)

@@ -7,12 +7,16 @@ Each run is simulated, its tables written atomically under
 :class:`~tcpeval.results_db.RunRecord` travels back, and only the
 coordinator writes the catalog. A run that fails is recorded with its
 error and does not stop the others; a rerun retries it and skips every run
-already stored.
+already stored. When an experiment's metric declarations changed since its
+stored runs were measured (``study.json`` keeps a digest per experiment),
+those runs are re-measured from their stored tables, without simulating.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import os
 import time
 import traceback
@@ -26,6 +30,7 @@ from tqdm import tqdm
 
 from tcpeval import __version__
 from tcpeval.metrics.named import compute
+from tcpeval.result import RunResult
 from tcpeval.results_db import ResultsDB, RunRecord
 from tcpeval.simulate import run
 from tcpeval.store import save_run
@@ -41,15 +46,8 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], run_d
     try:
         result = run(spec.scenario, progress=False)
         save_run(result, run_dir)
-        values: dict[str, float | None] = {}
-        errors = []
-        for name, fn, args in metrics:
-            try:
-                values[name] = compute(result, fn, args)
-            except (ValueError, KeyError, IndexError) as e:
-                values[name] = None
-                errors.append(f"metric {name}: {e}")
-        status, error = ("ok", None) if not errors else ("ok", "; ".join(errors))
+        values, error = measure(result, metrics)
+        status = "ok"
     except Exception as e:  # noqa: BLE001 - a run must not stop the sweep: its error is recorded
         status, error, values = "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}", {}
     return RunRecord(
@@ -62,6 +60,38 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], run_d
         wall_s=time.perf_counter() - started,
         metrics=values,
     )
+
+
+def measure(result: RunResult, metrics: list[tuple[str, str, dict[str, Any]]]) -> tuple[dict[str, float | None], str | None]:
+    """The named metrics of one run, and the errors of those that failed
+    (their value is None), or None when all succeeded."""
+    values: dict[str, float | None] = {}
+    errors = []
+    for name, fn, args in metrics:
+        try:
+            values[name] = compute(result, fn, args)
+        except (ValueError, KeyError, IndexError) as e:
+            values[name] = None
+            errors.append(f"metric {name}: {e}")
+    return values, "; ".join(errors) if errors else None
+
+
+def metrics_digest(metrics: list[tuple[str, str, dict[str, Any]]]) -> str:
+    """Identity of an experiment's metric declarations, as run."""
+    return hashlib.sha256(json.dumps(metrics, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _remeasure(db: ResultsDB, specs: list[RunSpec], metric_specs: dict[str, list[Any]], stale: set[str], show: bool | None) -> None:
+    """Recomputes the metrics of the stored runs of the ``stale`` experiments
+    from their stored tables (no simulation): their metric declarations
+    changed since those runs were measured."""
+    stored = db.done_keys()
+    redo = [s for s in specs if s.experiment in stale and s.key in stored]
+    for spec in tqdm(redo, unit="run", desc="re-measuring", disable=show):
+        values, error = measure(db.load_run(spec.key), metric_specs[spec.experiment])
+        db.record(
+            RunRecord(spec.key, spec.experiment, spec.point, spec.seed, "ok", error, db.wall_s(spec.key), values)
+        )
 
 
 def scaled_args(args: dict[str, Any], scale: float) -> dict[str, Any]:
@@ -123,14 +153,17 @@ def run_study(
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "finished": None,
     }
-    db.write_study(study.source, info)
-    db.remove_partial_runs()
     scale = study.duration_scale if quick else 1.0
     metric_specs = {e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments}
+    info["metrics"] = {name: metrics_digest(m) for name, m in metric_specs.items()}
+    measured = db.study_info().get("metrics", {})
+    show = None if progress is None else not progress
+    db.remove_partial_runs()
+    _remeasure(db, specs, metric_specs, {n for n, d in info["metrics"].items() if measured.get(n) != d}, show)
+    db.write_study(study.source, info)
     done = db.done_keys()
     todo = [s for s in specs if s.key not in done]
     calls = [(s, metric_specs[s.experiment], str(db.run_dir(s.key))) for s in todo]
-    show = None if progress is None else not progress
     ok, failed = 0, []
     try:
         if scheduler:

@@ -167,6 +167,28 @@ def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch
     assert bic["reno_over"].to_dict() == (reno["goodput"] / bic["goodput"]).to_dict()
 
 
+def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_path, monkeypatch) -> None:
+    run_study(parse_study(TINY), tmp_path, quick=True, progress=False)
+    before = results(tmp_path).set_index("key")
+    edited = parse_study(TINY.replace("window = [1, 4]", "window = [1.5, 4]").replace('agg = "sum"', 'agg = "mean"'))
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("a stored run was simulated again")
+
+    monkeypatch.setattr(runner, "run", no_simulation)
+    summary = run_study(edited, tmp_path, quick=True, progress=False)
+    assert summary.skipped == summary.total == 2 and summary.ok == 0
+    after = results(tmp_path).set_index("key")
+    assert list(after.index) == list(before.index)
+    for key in after.index:
+        stored = runner.ResultsDB(tmp_path).load_run(key)
+        expected, _ = runner.measure(stored, [("goodput", "goodput_mbps", {"agg": "mean"}), ("jain", "jain", {"window": [0.75, 2.0]})])
+        assert after.loc[key, "goodput"] == pytest.approx(expected["goodput"])
+        assert after.loc[key, "goodput"] == pytest.approx(before.loc[key, "goodput"] / 2)
+        assert after.loc[key, "jain"] == pytest.approx(expected["jain"])
+        assert after.loc[key, "wall_s"] == before.loc[key, "wall_s"]
+
+
 def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "tcpeval.cli", "study", "run", str(_tiny_file(tmp_path)), "--out", str(out),
