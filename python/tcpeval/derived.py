@@ -32,7 +32,9 @@ FUNCTIONS = ("baseline_over_run", "run_over_baseline")
 """The allowed ``fn`` of a derived metric."""
 
 
-def add_derived(frame: pd.DataFrame, params: Sequence[str], derived: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+def add_derived(
+    frame: pd.DataFrame, params: Sequence[str], derived: Sequence[Mapping[str, Any]]
+) -> pd.DataFrame:
     """``frame`` (one row per run: ``seed``, ``status``, the sweep ``params``
     and the metrics) with one more float column per entry of ``derived``."""
     out = frame.copy()
@@ -43,15 +45,14 @@ def add_derived(frame: pd.DataFrame, params: Sequence[str], derived: Sequence[Ma
         mask = np.ones(len(ok), dtype=bool)
         for param, value in baseline.items():
             mask &= (ok[param] == value).to_numpy(dtype=bool)
-        base = {
-            (*(row[p] for p in others), row["seed"]): row[metric]
-            for _, row in ok[mask].iterrows()
-        }
+        base = {(*(row[p] for p in others), row["seed"]): row[metric] for _, row in ok[mask].iterrows()}
         values = []
         for _, row in out.iterrows():
             b = base.get((*(row[p] for p in others), row["seed"]), np.nan)
             r = row[metric] if row["status"] == "ok" else np.nan
             num, den = (b, r) if spec["fn"] == "baseline_over_run" else (r, b)
-            values.append(float(num) / float(den) if np.isfinite(num) and np.isfinite(den) and den != 0 else np.nan)
+            values.append(
+                float(num) / float(den) if np.isfinite(num) and np.isfinite(den) and den != 0 else np.nan
+            )
         out[spec["name"]] = np.asarray(values, dtype=float)
     return out

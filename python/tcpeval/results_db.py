@@ -138,7 +138,9 @@ class ResultsDB:
             q += " WHERE experiment = ?"
             args = (experiment,)
         rows = []
-        for key, exp, point, seed, status, error, wall, metrics in self._db.execute(q + " ORDER BY rowid", args):
+        for key, exp, point, seed, status, error, wall, metrics in self._db.execute(
+            q + " ORDER BY rowid", args
+        ):
             row: dict[str, Any] = {
                 "key": key,
                 "experiment": exp,
@@ -148,7 +150,9 @@ class ResultsDB:
                 "wall_s": wall,
             }
             row.update(json.loads(point))
-            row.update({k: (float("nan") if v is None else v) for k, v in json.loads(metrics or "{}").items()})
+            row.update(
+                {k: (float("nan") if v is None else v) for k, v in json.loads(metrics or "{}").items()}
+            )
             rows.append(row)
         return self._with_derived(pd.DataFrame(rows))
 

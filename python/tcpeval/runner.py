@@ -62,7 +62,9 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], run_d
     )
 
 
-def measure(result: RunResult, metrics: list[tuple[str, str, dict[str, Any]]]) -> tuple[dict[str, float | None], str | None]:
+def measure(
+    result: RunResult, metrics: list[tuple[str, str, dict[str, Any]]]
+) -> tuple[dict[str, float | None], str | None]:
     """The named metrics of one run, and the errors of those that failed
     (their value is None), or None when all succeeded."""
     values: dict[str, float | None] = {}
@@ -81,7 +83,13 @@ def metrics_digest(metrics: list[tuple[str, str, dict[str, Any]]]) -> str:
     return hashlib.sha256(json.dumps(metrics, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _remeasure(db: ResultsDB, specs: list[RunSpec], metric_specs: dict[str, list[Any]], stale: set[str], show: bool | None) -> None:
+def _remeasure(
+    db: ResultsDB,
+    specs: list[RunSpec],
+    metric_specs: dict[str, list[Any]],
+    stale: set[str],
+    show: bool | None,
+) -> None:
     """Recomputes the metrics of the stored runs of the ``stale`` experiments
     from their stored tables (no simulation): their metric declarations
     changed since those runs were measured."""
@@ -90,7 +98,9 @@ def _remeasure(db: ResultsDB, specs: list[RunSpec], metric_specs: dict[str, list
     for spec in tqdm(redo, unit="run", desc="re-measuring", disable=show):
         values, error = measure(db.load_run(spec.key), metric_specs[spec.experiment])
         db.record(
-            RunRecord(spec.key, spec.experiment, spec.point, spec.seed, "ok", error, db.wall_s(spec.key), values)
+            RunRecord(
+                spec.key, spec.experiment, spec.point, spec.seed, "ok", error, db.wall_s(spec.key), values
+            )
         )
 
 
@@ -154,7 +164,9 @@ def run_study(
         "finished": None,
     }
     scale = study.duration_scale if quick else 1.0
-    metric_specs = {e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments}
+    metric_specs = {
+        e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments
+    }
     info["metrics"] = {name: metrics_digest(m) for name, m in metric_specs.items()}
     measured = db.study_info().get("metrics", {})
     show = None if progress is None else not progress
@@ -178,7 +190,9 @@ def run_study(
                     ok += 1
                 else:
                     failed.append(rec)
-                    bar.write(f"run failed: {rec.experiment} {rec.point} seed {rec.seed}: {rec.error.splitlines()[0]}")
+                    bar.write(
+                        f"run failed: {rec.experiment} {rec.point} seed {rec.seed}: {rec.error.splitlines()[0]}"
+                    )
                 bar.update(1)
         info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         db.write_study(study.source, info)

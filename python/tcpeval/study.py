@@ -194,7 +194,19 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
     name = _req(raw, "name", at, str)
     if not _NAME.match(name):
         raise StudyError(f"{at}.name", "use a-z, 0-9, _ and -")
-    allowed = {"name", "title", "notes", "scenario", "sweep", "quick", "metric", "derived", "figure", "table", "algorithms"}
+    allowed = {
+        "name",
+        "title",
+        "notes",
+        "scenario",
+        "sweep",
+        "quick",
+        "metric",
+        "derived",
+        "figure",
+        "table",
+        "algorithms",
+    }
     unknown = set(raw) - allowed
     if unknown:
         raise StudyError(at, f"unknown field(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
@@ -269,17 +281,27 @@ def _derived(
             raise StudyError(f"{dat}.fn", f"'{fn}' is not allowed; allowed: {', '.join(FUNCTIONS)}")
         metric = _req(d, "metric", dat, str)
         if metric not in metrics:
-            raise StudyError(f"{dat}.metric", f"'{metric}' is not a metric of the experiment; metrics: {sorted(metrics)}")
+            raise StudyError(
+                f"{dat}.metric", f"'{metric}' is not a metric of the experiment; metrics: {sorted(metrics)}"
+            )
         baseline = _req(d, "baseline", dat, dict)
         if not baseline:
             raise StudyError(f"{dat}.baseline", "give at least one sweep parameter and its baseline value")
         for param, value in baseline.items():
             if param not in params:
-                raise StudyError(f"{dat}.baseline.{param}", f"not a sweep parameter; parameters: {sorted(params)}")
+                raise StudyError(
+                    f"{dat}.baseline.{param}", f"not a sweep parameter; parameters: {sorted(params)}"
+                )
             if value not in params[param].values:
-                raise StudyError(f"{dat}.baseline.{param}", f"{value!r} is not one of its values {list(params[param].values)}")
+                raise StudyError(
+                    f"{dat}.baseline.{param}",
+                    f"{value!r} is not one of its values {list(params[param].values)}",
+                )
             if param in quick_values and value not in quick_values[param]:
-                raise StudyError(f"{dat}.baseline.{param}", f"{value!r} is missing from the quick-mode values {quick_values[param]}")
+                raise StudyError(
+                    f"{dat}.baseline.{param}",
+                    f"{value!r} is missing from the quick-mode values {quick_values[param]}",
+                )
         names.add(name)
         out.append({"name": name, "fn": fn, "metric": metric, "baseline": baseline})
     return out
@@ -358,7 +380,9 @@ def run_key(experiment: str, scenario_hash: str) -> str:
 def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:
     """The sweep grid of an experiment: one dict (parameter name -> value) per point."""
     values = [exp.quick_values.get(p.name, list(p.values)) if quick else list(p.values) for p in exp.sweep]
-    return [dict(zip([p.name for p in exp.sweep], combo, strict=True)) for combo in itertools.product(*values)]
+    return [
+        dict(zip([p.name for p in exp.sweep], combo, strict=True)) for combo in itertools.product(*values)
+    ]
 
 
 _SCHEDULED_TIMES = ("start_s", "stop_s", "start_jitter_s", "start_window_s")
@@ -385,7 +409,11 @@ def _compress_time(sc: dict[str, Any], scale: float) -> None:
     their values: they shape the traffic, not the run."""
     sc["duration_s"] = float(sc.get("duration_s", 0)) * scale
     traffic = sc.get("traffic", {})
-    generators = [g for kind in ("web", "bulk", "udp") for g in traffic.get(kind, [])] if isinstance(traffic, dict) else []
+    generators = (
+        [g for kind in ("web", "bulk", "udp") for g in traffic.get(kind, [])]
+        if isinstance(traffic, dict)
+        else []
+    )
     for item in [*sc.get("flows", []), *generators]:
         for key in _SCHEDULED_TIMES:
             if item.get(key) is not None:
@@ -434,5 +462,7 @@ def expand(study: Study, quick: bool = False, only: list[str] | None = None) -> 
                 except ScenarioError as e:
                     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
                     raise StudyError(f"experiment {exp.name} ({where}): {e.field}", e.message) from None
-                specs.append(RunSpec(exp.name, point, seed0 + r, scenario.data, run_key(exp.name, scenario.hash)))
+                specs.append(
+                    RunSpec(exp.name, point, seed0 + r, scenario.data, run_key(exp.name, scenario.hash))
+                )
     return specs

@@ -39,7 +39,6 @@ def fake_study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_fake_study(tmp_path_factory.mktemp("study") / "fake")
 
 
-
 @pytest.fixture(scope="session")
 def fake_report_build(fake_study_dir: Path) -> tuple[Path, dict[str, Any]]:
     """Build the report of :func:`fake_study_dir` once: the path of its page

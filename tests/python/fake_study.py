@@ -20,7 +20,7 @@ from conftest import small_dumbbell
 from tcpeval.store import save_run
 
 TITLE = "<script>alert(1)</script> & co"
-ERROR = "engine failed: <buffer> & \"queue\" overflow"
+ERROR = 'engine failed: <buffer> & "queue" overflow'
 
 STUDY_TOML = f"""
 name = "fake"
@@ -150,8 +150,8 @@ TRACED = ("reno", 20, 1)
 
 def throughput(algorithm: str, buffer: int, seed: int) -> float:
     """The made-up throughput of a run, Mbit/s: a distinct spread per point."""
-    return {"reno": 10.0, "cubic": 14.0}[algorithm] + buffer / 10 + [0.0, 1.0, 3.0][seed - 1] * (
-        1 + buffer / 60
+    return (
+        {"reno": 10.0, "cubic": 14.0}[algorithm] + buffer / 10 + [0.0, 1.0, 3.0][seed - 1] * (1 + buffer / 60)
     )
 
 

@@ -68,10 +68,30 @@ baseline = { algorithm = "reno" }
     ("old", "new", "field", "message"),
     [
         ('metric = "g"', 'metric = "x"', "experiment[0].derived[0].metric", "not a metric"),
-        ('fn = "baseline_over_run"', 'fn = "difference"', "experiment[0].derived[0].fn", "allowed: baseline_over_run"),
-        ("{ algorithm = \"reno\" }", "{ rtt = 1 }", "experiment[0].derived[0].baseline.rtt", "not a sweep parameter"),
-        ("{ algorithm = \"reno\" }", "{ algorithm = \"bic\" }", "experiment[0].derived[0].baseline.algorithm", "not one of its values"),
-        ('algorithm = ["reno", "cubic"]', 'algorithm = ["cubic"]', "experiment[0].derived[0].baseline.algorithm", "quick-mode"),
+        (
+            'fn = "baseline_over_run"',
+            'fn = "difference"',
+            "experiment[0].derived[0].fn",
+            "allowed: baseline_over_run",
+        ),
+        (
+            '{ algorithm = "reno" }',
+            "{ rtt = 1 }",
+            "experiment[0].derived[0].baseline.rtt",
+            "not a sweep parameter",
+        ),
+        (
+            '{ algorithm = "reno" }',
+            '{ algorithm = "bic" }',
+            "experiment[0].derived[0].baseline.algorithm",
+            "not one of its values",
+        ),
+        (
+            'algorithm = ["reno", "cubic"]',
+            'algorithm = ["cubic"]',
+            "experiment[0].derived[0].baseline.algorithm",
+            "quick-mode",
+        ),
         ('name = "f2r"', 'name = "g"', "experiment[0].derived[0].name", "used twice"),
     ],
 )

@@ -29,11 +29,5 @@ def test_every_public_function_of_the_modules_is_exported():
     ):
         module = getattr(metrics, module_name)
         for name, obj in vars(module).items():
-            if (
-                inspect.isfunction(obj)
-                and obj.__module__ == module.__name__
-                and not name.startswith("_")
-            ):
-                assert name in metrics.__all__, (
-                    f"{module_name}.{name} is not re-exported"
-                )
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__ and not name.startswith("_"):
+                assert name in metrics.__all__, f"{module_name}.{name} is not re-exported"

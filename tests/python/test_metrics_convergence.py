@@ -50,6 +50,4 @@ def test_never_converging_flow_gives_nan():
     second = 0.5e6 * np.clip(t - 10, 0, None)
     assert np.isnan(convergence_time(t, first, second, 10.0))
     # 0.5e6 * s >= 0.4123e6 first holds at s = 0.8246, so at the 0.83 s sample.
-    assert convergence_time(t, first, second, 10.0, fraction=0.4123) == pytest.approx(
-        0.83, abs=1e-9
-    )
+    assert convergence_time(t, first, second, 10.0, fraction=0.4123) == pytest.approx(0.83, abs=1e-9)

@@ -40,9 +40,7 @@ def test_shares_and_ratios():
 def test_group_fairness():
     x = [1, 1, 1, 3]
     groups = ["short", "short", "long", "long"]
-    assert intra_group_fairness(x, groups) == pytest.approx(
-        {"short": 1.0, "long": 16 / 20}
-    )
+    assert intra_group_fairness(x, groups) == pytest.approx({"short": 1.0, "long": 16 / 20})
     # Group means 1 and 2: Jain = 9 / (2 * 5).
     assert rtt_fairness(x, groups) == pytest.approx(0.9)
     # Group size does not weigh in: three flows at 1 against one at 2 is

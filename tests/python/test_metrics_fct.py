@@ -7,9 +7,7 @@ from tcpeval.metrics.fct import fct_by_size, flow_completion_times
 
 
 def test_completion_times():
-    np.testing.assert_allclose(
-        flow_completion_times([1.0, 2.0], [1.5, np.nan]), [0.5, np.nan]
-    )
+    np.testing.assert_allclose(flow_completion_times([1.0, 2.0], [1.5, np.nan]), [0.5, np.nan])
 
 
 def test_buckets():

@@ -46,6 +46,4 @@ def test_window_without_times_is_refused():
 
 def test_queueing_delay_is_drain_time():
     assert queueing_delay(1500, 12e6) == pytest.approx(1e-3)
-    np.testing.assert_allclose(
-        queueing_delay_packets([0, 100, 8333], 1e9), [0, 1.2e-3, 0.099996]
-    )
+    np.testing.assert_allclose(queueing_delay_packets([0, 100, 8333], 1e9), [0, 1.2e-3, 0.099996])

@@ -36,9 +36,7 @@ def fake_run():
         )
         for flow in (1, 2)
     ]
-    flow_series = (
-        pd.concat(frames).sample(frac=1.0, random_state=3).reset_index(drop=True)
-    )
+    flow_series = pd.concat(frames).sample(frac=1.0, random_state=3).reset_index(drop=True)
     queue_series = pd.concat(
         [
             pd.DataFrame({"time": t, "link": 0, "qlen": 50, "qbytes": 75000}),

@@ -39,9 +39,7 @@ def test_delay_based_settling_of_a_first_order_approach():
     cwnd = w * (1 - np.exp(-t / tau))
     assert cwnd_equilibrium(t, cwnd) == pytest.approx(w, rel=1e-6)
     assert delay_saturation_time(t, cwnd) == pytest.approx(6.00, abs=1e-9)
-    assert delay_saturation_time(t, cwnd, band=0.01, equilibrium=w) == pytest.approx(
-        9.22, abs=1e-9
-    )
+    assert delay_saturation_time(t, cwnd, band=0.01, equilibrium=w) == pytest.approx(9.22, abs=1e-9)
     # Measured from a later start the same settling instant gives a shorter time.
     assert delay_saturation_time(t, cwnd, start=1.0) == pytest.approx(5.00, abs=1e-9)
 
@@ -80,9 +78,7 @@ def test_limited_slow_start_at_exactly_max_ssthresh_is_still_slow_start():
 
 def test_limited_slow_start_is_slow_start_below_max_ssthresh():
     for target in (80, 90, 100):
-        assert limited_slow_start_time(target, 0.1) == pytest.approx(
-            slow_start_time(target, 0.1)
-        )
+        assert limited_slow_start_time(target, 0.1) == pytest.approx(slow_start_time(target, 0.1))
     assert limited_slow_start_time(10240, 0.1, max_ssthresh=1e9) == pytest.approx(1.0)
 
 
@@ -97,12 +93,8 @@ def test_limited_slow_start_grows_between_half_and_full_max_ssthresh_per_rtt():
 
 def test_multiplicative_and_additive_increase():
     # ln 2 / ln 1.01 = 69.66 RTTs of 100 ms.
-    assert multiplicative_increase_time(2000, 1000, 0.1) == pytest.approx(
-        6.9661, abs=1e-4
-    )
-    assert multiplicative_increase_time(2000, 1000, 0.1) == pytest.approx(
-        0.1 * math.log(2) / math.log(1.01)
-    )
+    assert multiplicative_increase_time(2000, 1000, 0.1) == pytest.approx(6.9661, abs=1e-4)
+    assert multiplicative_increase_time(2000, 1000, 0.1) == pytest.approx(0.1 * math.log(2) / math.log(1.01))
     assert additive_increase_time(150, 50, 0.2) == pytest.approx(20.0)
     assert additive_increase_time(150, 50, 0.2, increase=2.0) == pytest.approx(10.0)
     assert additive_increase_time(40, 50, 0.2) == 0.0

@@ -16,9 +16,7 @@ def test_known_samples_by_hand():
     # s = sqrt(2.5), t_{0.975, 4} = 2.776445105: half = t s / sqrt(5).
     assert ci.mean == 3.0
     assert ci.n == 5
-    assert ci.half_width == pytest.approx(
-        2.776445105 * math.sqrt(2.5) / math.sqrt(5), rel=1e-9
-    )
+    assert ci.half_width == pytest.approx(2.776445105 * math.sqrt(2.5) / math.sqrt(5), rel=1e-9)
 
 
 def test_matches_scipy_interval():
@@ -38,9 +36,7 @@ def test_vectorized_over_points():
     data = np.array([[1.0, 2.0, 3.0], [10.0, 10.0, 10.0]])
     ci = mean_ci(data)
     np.testing.assert_allclose(ci.mean, [2.0, 10.0])
-    np.testing.assert_allclose(
-        ci.half_width, [stats.t.ppf(0.975, 2) / math.sqrt(3), 0.0]
-    )
+    np.testing.assert_allclose(ci.half_width, [stats.t.ppf(0.975, 2) / math.sqrt(3), 0.0])
 
 
 def test_single_replication_has_nan_half_width():

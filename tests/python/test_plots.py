@@ -48,9 +48,7 @@ def traces():
 
 @pytest.mark.parametrize("method", ["periodogram", "welch"])
 def test_timeseries_with_psd(method):
-    fig = render(
-        plot_timeseries_psd(traces(), method=method, t_start=10.0, max_frequency=20.0)
-    )
+    fig = render(plot_timeseries_psd(traces(), method=method, t_start=10.0, max_frequency=20.0))
     assert len(fig.axes) == 4
     # Left: one line per series; right: one PSD line and one peak marker per series.
     assert [len(ax.lines) for ax in fig.axes] == [2, 4, 1, 2]
@@ -66,9 +64,7 @@ def test_timeseries_with_psd(method):
 
 def test_timeseries_flat_series_keeps_linear_psd_axis():
     t = np.arange(1000) / 100.0
-    fig = render(
-        plot_timeseries_psd([Traces("cwnd", t, {"idle": np.full(t.size, 2.0)})])
-    )
+    fig = render(plot_timeseries_psd([Traces("cwnd", t, {"idle": np.full(t.size, 2.0)})]))
     assert len(fig.axes) == 2
     assert [len(ax.lines) for ax in fig.axes] == [1, 1]
     assert fig.axes[1].get_yscale() == "linear"
@@ -81,11 +77,7 @@ def test_metric_curves_with_bands():
         "reno": 0.8 + rng.normal(0, 0.02, (6, 5)),
         "cubic": 0.9 + rng.normal(0, 0.02, (6, 5)),
     }
-    fig = render(
-        plot_metric_curves(
-            RTTS, samples, xlabel="RTT (ms)", ylabel="utilization", logx=True
-        )
-    )
+    fig = render(plot_metric_curves(RTTS, samples, xlabel="RTT (ms)", ylabel="utilization", logx=True))
     (ax,) = fig.axes
     assert len(ax.lines) == 2
     assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 2
@@ -93,11 +85,7 @@ def test_metric_curves_with_bands():
 
 
 def test_metric_curves_single_replication():
-    fig = render(
-        plot_metric_curves(
-            RTTS, {"reno": np.linspace(0.5, 1, 6)}, xlabel="x", ylabel="y"
-        )
-    )
+    fig = render(plot_metric_curves(RTTS, {"reno": np.linspace(0.5, 1, 6)}, xlabel="x", ylabel="y"))
     (ax,) = fig.axes
     assert len(ax.lines) == 1 and len(ax.collections) == 1
 
@@ -115,26 +103,18 @@ def test_metric_curves_leave_missing_replications_out():
 def test_phase_bars_with_error_bars():
     rng = np.random.default_rng(1)
     samples = rng.uniform(50, 100, (2, 3, 4))
-    fig = render(
-        plot_phase_bars(
-            samples, ["A", "B"], ["I", "II", "III"], ylabel="goodput (Mbit/s)"
-        )
-    )
+    fig = render(plot_phase_bars(samples, ["A", "B"], ["I", "II", "III"], ylabel="goodput (Mbit/s)"))
     (ax,) = fig.axes
     bars = [c for c in ax.containers if isinstance(c, BarContainer)]
     assert len(bars) == 2 and len(ax.patches) == 6
-    np.testing.assert_allclose(
-        [p.get_height() for p in bars[1]], samples[1].mean(axis=-1)
-    )
+    np.testing.assert_allclose([p.get_height() for p in bars[1]], samples[1].mean(axis=-1))
     errors = bars[0].errorbar.lines[2][0].get_segments()
     half = mean_ci(samples[0]).half_width
     np.testing.assert_allclose([seg[1, 1] - seg[0, 1] for seg in errors], 2 * half)
 
 
 def test_phase_bars_single_run_has_no_error_bars():
-    fig = render(
-        plot_phase_bars(np.ones((3, 2)), ["a", "b", "c"], ["p", "q"], ylabel="y")
-    )
+    fig = render(plot_phase_bars(np.ones((3, 2)), ["a", "b", "c"], ["p", "q"], ylabel="y"))
     bars = [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]
     assert len(bars) == 3 and all(b.errorbar is None for b in bars)
 
@@ -169,26 +149,18 @@ def test_heatmap_annotates_finite_cells():
     assert [t.get_text() for t in ax.get_xticklabels()] == [str(v) for v in RTTS]
 
 
-@pytest.mark.parametrize(
-    ("suffix", "magic"), [(".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml")]
-)
+@pytest.mark.parametrize(("suffix", "magic"), [(".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml")])
 def test_saved_in_the_format_of_the_extension(tmp_path, suffix, magic):
     path = tmp_path / f"figure{suffix}"
-    plot_heatmap(
-        np.eye(2), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z", path=path
-    )
+    plot_heatmap(np.eye(2), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z", path=path)
     assert path.read_bytes().startswith(magic)
 
 
 def test_unknown_extension_and_bad_shapes_are_refused(tmp_path):
     with pytest.raises(ValueError, match="format"):
-        plot_phase_bars(
-            np.ones((1, 1)), ["a"], ["p"], ylabel="y", path=tmp_path / "f.jpg"
-        )
+        plot_phase_bars(np.ones((1, 1)), ["a"], ["p"], ylabel="y", path=tmp_path / "f.jpg")
     with pytest.raises(ValueError, match="shape"):
-        plot_heatmap(
-            np.ones((2, 3)), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z"
-        )
+        plot_heatmap(np.ones((2, 3)), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z")
     with pytest.raises(ValueError, match="points"):
         plot_metric_curves([1, 2], {"a": [1, 2, 3]}, xlabel="x", ylabel="y")
     with pytest.raises(ValueError, match="method"):

@@ -113,7 +113,9 @@ def test_line_figure_has_a_curve_and_band_per_group(figures):
     assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 2
     for line, algorithm in zip(ax.lines, ALGORITHMS):
         assert list(line.get_xdata()) == list(BUFFERS)
-        expected = [statistics.mean(throughput(algorithm, b, s) for s in ok_seeds(algorithm, b)) for b in BUFFERS]
+        expected = [
+            statistics.mean(throughput(algorithm, b, s) for s in ok_seeds(algorithm, b)) for b in BUFFERS
+        ]
         np.testing.assert_allclose(line.get_ydata(), expected)
 
 
@@ -132,7 +134,9 @@ def test_bars_are_split_by_the_parameter_they_do_not_use(figures):
         (ax,) = out.figure.axes
         bars = [c for c in ax.containers if isinstance(c, BarContainer)]
         assert len(bars) == len(ALGORITHMS) and all(len(b) == 2 for b in bars)
-        assert bars[0][0].get_height() == pytest.approx(statistics.mean(throughput("reno", buffer, s) for s in SEEDS))
+        assert bars[0][0].get_height() == pytest.approx(
+            statistics.mean(throughput("reno", buffer, s) for s in SEEDS)
+        )
 
 
 def test_timeseries_shows_the_first_seed_of_the_selected_point(figures):
@@ -167,7 +171,11 @@ def test_categorical_x_and_a_point_whose_runs_all_failed(study, tmp_path):
     (ax,) = drawn.figure.axes
     assert [t.get_text() for t in ax.get_xticklabels()] == list(ALGORITHMS)
     assert list(ax.lines[0].get_xdata()) == [0, 1]
-    assert (failed.name, failed.message, failed.paths) == ("grid-by-algorithm-buffer-60", "every run failed", {})
+    assert (failed.name, failed.message, failed.paths) == (
+        "grid-by-algorithm-buffer-60",
+        "every run failed",
+        {},
+    )
 
 
 def test_experiment_without_runs_gets_messages(study, tmp_path):
@@ -236,7 +244,9 @@ def test_page_is_self_contained(page):
     links = re.findall(r"\shref='([^']*)'", page)
     assert links and all(re.match(r"(#|figures/|tables/)", link) for link in links)
     assert "http" not in re.sub(r"data:[^']*", "", page)
-    assert page.count("class='missing'") == 4  # 2 convergence figures, the empty experiment's figure and table
+    assert (
+        page.count("class='missing'") == 4
+    )  # 2 convergence figures, the empty experiment's figure and table
 
 
 def test_unknown_names_are_refused(study, tmp_path):

@@ -49,7 +49,9 @@ def test_report_renders_offline_without_errors(browser, fake_report, fake_study_
     page = browser.new_page()
     problems: list[str] = []
     requests: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on(
+        "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
+    )
     page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
     page.on("request", lambda r: requests.append(r.url))

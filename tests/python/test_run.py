@@ -12,7 +12,15 @@ from tcpeval.store import load_run, save_run
 def test_run_returns_tables_with_the_documented_columns() -> None:
     r = tcpeval.run(small_dumbbell(), progress=False)
     assert list(r.flow_series.columns) == [
-        "time", "flow", "cwnd", "ssthresh", "srtt", "delivered", "sent", "retransmitted", "timeouts"
+        "time",
+        "flow",
+        "cwnd",
+        "ssthresh",
+        "srtt",
+        "delivered",
+        "sent",
+        "retransmitted",
+        "timeouts",
     ]
     assert {"qlen", "qbytes", "departed_bytes", "drops"} <= set(r.queue_series.columns)
     assert {"sent", "retransmitted", "timeouts", "delivered_bytes", "first_loss"} <= set(r.flows.columns)

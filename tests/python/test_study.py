@@ -64,7 +64,9 @@ def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
     assert sorted({s.seed for s in full}) == [1, 2]
     assert len({s.key for s in full}) == len(full)
     bic = [s for s in full if s.point == {"algorithm": "bic", "rtt": 40}]
-    assert all(f["algorithm"] == "bic" and f["params"] == {"max_increment": 32} for f in bic[0].scenario["flows"])
+    assert all(
+        f["algorithm"] == "bic" and f["params"] == {"max_increment": 32} for f in bic[0].scenario["flows"]
+    )
     assert [f["rtt_ms"] for f in bic[0].scenario["flows"]] == [40, 40]
     reno = next(s for s in full if s.point["algorithm"] == "reno")
     assert all(f["params"] == {} for f in reno.scenario["flows"])
@@ -76,11 +78,11 @@ def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
 
 def test_quick_mode_compresses_traffic_and_link_schedules_but_not_traffic_shapes() -> None:
     text = TINY.replace(
-        'rate_mbps = 20, delay_ms = 5 } }',
-        'rate_mbps = 20, delay_ms = 5, rate_schedule = [[2.0, 10.0]], delay_schedule = [[3.0, 8.0]] } }\n'
-        'traffic = { bulk = [{ count = 1, start_s = 1.0, start_window_s = 2.0, stop_s = 3.0 }], '
+        "rate_mbps = 20, delay_ms = 5 } }",
+        "rate_mbps = 20, delay_ms = 5, rate_schedule = [[2.0, 10.0]], delay_schedule = [[3.0, 8.0]] } }\n"
+        "traffic = { bulk = [{ count = 1, start_s = 1.0, start_window_s = 2.0, stop_s = 3.0 }], "
         'udp = [{ rate_mbps = 1, start_s = 1.0, on = { kind = "exponential", mean_s = 1.0 }, off = { kind = "exponential", mean_s = 1.0 } }], '
-        'web = [{ start_s = 2.0, stop_s = 4.0 }] }',
+        "web = [{ start_s = 2.0, stop_s = 4.0 }] }",
     )
     sc = expand(parse_study(text), quick=True)[0].scenario
     link = sc["topology"]["bottleneck"]
@@ -109,7 +111,7 @@ def test_set_path_errors_name_the_path() -> None:
 
 
 def test_invalid_points_are_reported_with_their_experiment_and_point() -> None:
-    bad = TINY.replace('values = [20, 40]', 'values = [20, 4]')
+    bad = TINY.replace("values = [20, 40]", "values = [20, 4]")
     with pytest.raises(StudyError) as info:
         expand(parse_study(bad))
     assert "experiment grid" in info.value.field and "rtt=4" in info.value.field
@@ -127,7 +129,9 @@ def test_every_shipped_study_expands_in_both_modes() -> None:
         study = load_study(name)
         quick, full = expand(study, quick=True), expand(study)
         assert 0 < len(quick) <= len(full)
-        declared = {m.name for e in study.experiments for m in e.metrics} | {d["name"] for e in study.experiments for d in e.derived}
+        declared = {m.name for e in study.experiments for m in e.metrics} | {
+            d["name"] for e in study.experiments for d in e.derived
+        }
         for e in study.experiments:
             params = {p.name for p in e.sweep}
             for t in e.tables:
@@ -170,7 +174,9 @@ def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch
 def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_path, monkeypatch) -> None:
     run_study(parse_study(TINY), tmp_path, quick=True, progress=False)
     before = results(tmp_path).set_index("key")
-    edited = parse_study(TINY.replace("window = [1, 4]", "window = [1.5, 4]").replace('agg = "sum"', 'agg = "mean"'))
+    edited = parse_study(
+        TINY.replace("window = [1, 4]", "window = [1.5, 4]").replace('agg = "sum"', 'agg = "mean"')
+    )
 
     def no_simulation(*args, **kwargs):
         raise AssertionError("a stored run was simulated again")
@@ -182,7 +188,9 @@ def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_p
     assert list(after.index) == list(before.index)
     for key in after.index:
         stored = runner.ResultsDB(tmp_path).load_run(key)
-        expected, _ = runner.measure(stored, [("goodput", "goodput_mbps", {"agg": "mean"}), ("jain", "jain", {"window": [0.75, 2.0]})])
+        expected, _ = runner.measure(
+            stored, [("goodput", "goodput_mbps", {"agg": "mean"}), ("jain", "jain", {"window": [0.75, 2.0]})]
+        )
         assert after.loc[key, "goodput"] == pytest.approx(expected["goodput"])
         assert after.loc[key, "goodput"] == pytest.approx(before.loc[key, "goodput"] / 2)
         assert after.loc[key, "jain"] == pytest.approx(expected["jain"])
@@ -191,8 +199,20 @@ def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_p
 
 def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "tcpeval.cli", "study", "run", str(_tiny_file(tmp_path)), "--out", str(out),
-           "--workers", "1", "--no-report", "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tcpeval.cli",
+        "study",
+        "run",
+        str(_tiny_file(tmp_path)),
+        "--out",
+        str(out),
+        "--workers",
+        "1",
+        "--no-report",
+        "--quiet",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     db = out / "catalog.sqlite"
     deadline = time.time() + 120
@@ -215,7 +235,9 @@ def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(df["key"])
     empty = subprocess.run(
         [sys.executable, "-m", "tcpeval.cli", "results", "query", str(out), "--experiment", "none"],
-        check=False, capture_output=True, text=True,
+        check=False,
+        capture_output=True,
+        text=True,
     )
     assert empty.returncode == 0 and "no runs" in empty.stdout
 
@@ -224,7 +246,9 @@ def test_dask_cluster_gives_the_same_numbers_as_the_local_pool(tmp_path) -> None
     distributed = pytest.importorskip("distributed")
     study = parse_study(TINY)
     run_study(study, tmp_path / "local", quick=True, workers=2, progress=False)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cl:
         run_study(study, tmp_path / "dask", quick=True, scheduler=cl.scheduler_address, progress=False)
     cols = ["key", "seed", "algorithm", "rtt", "goodput", "jain"]
     a = results(tmp_path / "local")[cols].sort_values("key").reset_index(drop=True)

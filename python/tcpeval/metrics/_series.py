@@ -38,9 +38,7 @@ def as_time(time: ArrayLike, name: str = "time") -> np.ndarray:
     return t
 
 
-def paired(
-    time: ArrayLike, values: ArrayLike, name: str
-) -> tuple[np.ndarray, np.ndarray]:
+def paired(time: ArrayLike, values: ArrayLike, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Check that ``values`` is a 1-D series sampled at ``time``; return both as arrays."""
     t = as_time(time)
     v = as_1d(values, name)
@@ -49,9 +47,7 @@ def paired(
     return t, v
 
 
-def bounds(
-    t: np.ndarray, t_start: float | None, t_end: float | None
-) -> tuple[float, float]:
+def bounds(t: np.ndarray, t_start: float | None, t_end: float | None) -> tuple[float, float]:
     """Resolve an optional window to ``(t_start, t_end)`` and check ``t_start < t_end``."""
     lo = float(t[0]) if t_start is None else float(t_start)
     hi = float(t[-1]) if t_end is None else float(t_end)
@@ -60,9 +56,7 @@ def bounds(
     return lo, hi
 
 
-def window_mask(
-    t: np.ndarray, t_start: float | None, t_end: float | None
-) -> np.ndarray:
+def window_mask(t: np.ndarray, t_start: float | None, t_end: float | None) -> np.ndarray:
     """Boolean mask of the samples in ``[t_start, t_end)`` (no bound when ``None``).
 
     When ``t_end`` is ``None`` the last sample is included.

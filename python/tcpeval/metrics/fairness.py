@@ -51,9 +51,7 @@ def bandwidth_shares(x: ArrayLike, axis: int = -1) -> np.ndarray:
     return _safe_divide(arr, np.broadcast_to(total, arr.shape))
 
 
-def throughput_ratio(
-    numerator: ArrayLike, denominator: ArrayLike
-) -> np.ndarray | float:
+def throughput_ratio(numerator: ArrayLike, denominator: ArrayLike) -> np.ndarray | float:
     """Ratio of two flows' throughputs, elementwise (NaN if the denominator is 0).
 
     The order is the caller's: the ``background`` study's RTT-fairness ratio
@@ -74,9 +72,7 @@ def min_max_ratio(x: ArrayLike, axis: int = -1) -> np.ndarray | float:
     return _scalar_or_array(_safe_divide(arr.min(axis=axis), arr.max(axis=axis)))
 
 
-def _group_values(
-    x: ArrayLike, groups: Sequence[Hashable]
-) -> dict[Hashable, np.ndarray]:
+def _group_values(x: ArrayLike, groups: Sequence[Hashable]) -> dict[Hashable, np.ndarray]:
     values = as_1d(x, "x")
     if len(groups) != values.size:
         raise ValueError(f"groups has {len(groups)} labels for {values.size} flows")
@@ -85,9 +81,7 @@ def _group_values(
     return {label: values[keys == i] for i, label in enumerate(labels)}
 
 
-def intra_group_fairness(
-    x: ArrayLike, groups: Sequence[Hashable]
-) -> dict[Hashable, float]:
+def intra_group_fairness(x: ArrayLike, groups: Sequence[Hashable]) -> dict[Hashable, float]:
     """Jain's index within each group of flows (for example the flows sharing one RTT).
 
     ``groups`` labels each flow of ``x``; the result maps each label, in order
@@ -97,9 +91,7 @@ def intra_group_fairness(
     the ``linux-variants`` study (Alrshah & Othman); with a single group it is
     the intra-protocol fairness of the ``background`` study (Ha et al. 2006).
     """
-    return {
-        label: float(jain_index(v)) for label, v in _group_values(x, groups).items()
-    }
+    return {label: float(jain_index(v)) for label, v in _group_values(x, groups).items()}
 
 
 def rtt_fairness(x: ArrayLike, groups: Sequence[Hashable]) -> float:
@@ -126,11 +118,7 @@ def tcp_friendliness(tested: ArrayLike, reference: ArrayLike) -> float:
     (Ha et al., PFLDnet 2006, "TCP friendliness"), it is Jain's index of the
     pair: 1 when they share equally.
     """
-    return float(
-        jain_index(
-            np.concatenate([as_1d(tested, "tested"), as_1d(reference, "reference")])
-        )
-    )
+    return float(jain_index(np.concatenate([as_1d(tested, "tested"), as_1d(reference, "reference")])))
 
 
 def fair_to_reno(

@@ -82,6 +82,4 @@ def fct_by_size(
             mean[i] = done.mean()
             for p, value in zip(levels, np.percentile(done, levels)):
                 table[p][i] = value
-    return FctBuckets(
-        bounds[:-1].copy(), bounds[1:].copy(), flows, completed, mean, table
-    )
+    return FctBuckets(bounds[:-1].copy(), bounds[1:].copy(), flows, completed, mean, table)

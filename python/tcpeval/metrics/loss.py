@@ -43,9 +43,7 @@ def loss_ratio(lost: ArrayLike, sent: ArrayLike) -> np.ndarray | float:
     return _ratio(lost, sent)
 
 
-def retransmission_probability(
-    retransmitted: ArrayLike, sent: ArrayLike
-) -> np.ndarray | float:
+def retransmission_probability(retransmitted: ArrayLike, sent: ArrayLike) -> np.ndarray | float:
     """Retransmission probability: packets retransmitted / data packets sent.
 
     ``sent`` counts every transmission including retransmissions, so the value

@@ -221,7 +221,9 @@ def first_loss_s(r: Any, flows: Sequence[str] | None = None, agg: str = "min") -
     return _agg(vals, agg)
 
 
-def reno_mode(r: Any, flows: Sequence[str] | None = None, low_window: float = 38.0, window: Any = None) -> float:
+def reno_mode(
+    r: Any, flows: Sequence[str] | None = None, low_window: float = 38.0, window: Any = None
+) -> float:
     """Mean over the selected flows of the fraction of time cwnd < ``low_window``."""
     lo, hi = _window(r, window)
     vals = []

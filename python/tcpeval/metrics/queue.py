@@ -87,9 +87,7 @@ def queueing_delay(qbytes: ArrayLike, rate_bps: float) -> np.ndarray:
     return 8.0 * np.asarray(qbytes, dtype=float) / float(rate_bps)
 
 
-def queueing_delay_packets(
-    qlen: ArrayLike, rate_bps: float, packet_size: float = 1500.0
-) -> np.ndarray:
+def queueing_delay_packets(qlen: ArrayLike, rate_bps: float, packet_size: float = 1500.0) -> np.ndarray:
     """Queueing delay in seconds from a queue length in packets of ``packet_size`` bytes.
 
     Definition: ``8 * qlen * packet_size / rate_bps`` (see :func:`queueing_delay`).

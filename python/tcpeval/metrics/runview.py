@@ -52,26 +52,20 @@ def _row(table: pd.DataFrame, id_column: str, key: int | str, what: str) -> pd.S
     return match.iloc[0]
 
 
-def _trace(
-    series: pd.DataFrame, id_column: str, ident: int, column: str
-) -> tuple[np.ndarray, np.ndarray]:
+def _trace(series: pd.DataFrame, id_column: str, ident: int, column: str) -> tuple[np.ndarray, np.ndarray]:
     if column not in series.columns:
         raise KeyError(f"no column {column!r}; available: {list(series.columns)}")
     rows = series[series[id_column] == ident].sort_values("time", kind="stable")
     return rows["time"].to_numpy(dtype=float), rows[column].to_numpy(dtype=float)
 
 
-def run_flow_trace(
-    r: RunResult, flow: int | str, column: str = "cwnd"
-) -> tuple[np.ndarray, np.ndarray]:
+def run_flow_trace(r: RunResult, flow: int | str, column: str = "cwnd") -> tuple[np.ndarray, np.ndarray]:
     """``(time, values)`` arrays of one flow's ``column`` from ``r.flow_series``, in time order."""
     ident = int(_row(r.flows, "flow", flow, "flow")["flow"])
     return _trace(r.flow_series, "flow", ident, column)
 
 
-def run_queue_trace(
-    r: RunResult, link: int | str, column: str = "qlen"
-) -> tuple[np.ndarray, np.ndarray]:
+def run_queue_trace(r: RunResult, link: int | str, column: str = "qlen") -> tuple[np.ndarray, np.ndarray]:
     """``(time, values)`` arrays of one link's ``column`` from ``r.queue_series``, in time order."""
     ident = int(_row(r.links, "link", link, "link")["link"])
     return _trace(r.queue_series, "link", ident, column)
@@ -174,9 +168,7 @@ def run_queue_stats(
     """
     row = _row(r.links, "link", link, "link")
     time, qlen = _trace(r.queue_series, "link", int(row["link"]), "qlen")
-    return queue_stats(
-        qlen, time, t_start, t_end, buffer=float(row["buffer"]), percentiles=percentiles
-    )
+    return queue_stats(qlen, time, t_start, t_end, buffer=float(row["buffer"]), percentiles=percentiles)
 
 
 def run_drop_probability(r: RunResult, link: int | str) -> float:

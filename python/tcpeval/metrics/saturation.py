@@ -35,9 +35,7 @@ def time_to_first_drop(drop_times: ArrayLike, start: float = 0.0) -> float:
     return float(later.min() - start) if later.size else float("nan")
 
 
-def time_to_buffer_full(
-    time: ArrayLike, qlen: ArrayLike, buffer: float, start: float | None = None
-) -> float:
+def time_to_buffer_full(time: ArrayLike, qlen: ArrayLike, buffer: float, start: float | None = None) -> float:
     """Seconds from ``start`` until the sampled queue first reaches ``buffer`` (NaN if never).
 
     The same loss-based saturation time as :func:`time_to_first_drop`, read
@@ -124,9 +122,7 @@ def _check_growth_args(target: float, start_window: float, rtt: float) -> None:
         raise ValueError(f"target must be finite, got {target}")
 
 
-def slow_start_time(
-    target: float, rtt: float, initial_window: float = 10.0, growth: float = 2.0
-) -> float:
+def slow_start_time(target: float, rtt: float, initial_window: float = 10.0, growth: float = 2.0) -> float:
     """Seconds for slow start to grow cwnd from ``initial_window`` to ``target`` packets.
 
     Model: cwnd multiplies by ``growth`` per round trip (2 with per-packet
@@ -174,9 +170,7 @@ def limited_slow_start_time(
     """
     _check_growth_args(target, initial_window, rtt)
     if initial_window < 1:
-        raise ValueError(
-            f"initial_window must be at least 1 packet, got {initial_window}"
-        )
+        raise ValueError(f"initial_window must be at least 1 packet, got {initial_window}")
     if not max_ssthresh > 0:
         raise ValueError(f"max_ssthresh must be positive, got {max_ssthresh}")
     if target <= initial_window:
@@ -199,17 +193,13 @@ def limited_slow_start_time(
                 segment = math.ceil((half * (k + 1) - cwnd) * k)
             segment = min(segment, acks - used)
             if cwnd + segment * step >= goal:
-                return float(
-                    (rounds + (used + (goal - cwnd) / step) / acks) * Fraction(rtt)
-                )
+                return float((rounds + (used + (goal - cwnd) / step) / acks) * Fraction(rtt))
             cwnd += segment * step
             used += segment
         rounds += 1
 
 
-def multiplicative_increase_time(
-    target: float, start_window: float, rtt: float, rate: float = 0.01
-) -> float:
+def multiplicative_increase_time(target: float, start_window: float, rtt: float, rate: float = 0.01) -> float:
     """Seconds for a multiplicative increase of ``rate`` per RTT to reach ``target``.
 
     Model: Scalable TCP adds ``a = rate`` per ACK, so cwnd grows by the factor
@@ -229,9 +219,7 @@ def multiplicative_increase_time(
     return rtt * math.log(target / start_window) / math.log1p(rate)
 
 
-def additive_increase_time(
-    target: float, start_window: float, rtt: float, increase: float = 1.0
-) -> float:
+def additive_increase_time(target: float, start_window: float, rtt: float, increase: float = 1.0) -> float:
     """Seconds for an additive increase of ``increase`` packets per RTT to reach ``target``.
 
     Model: ``t = rtt * (target - start_window) / increase`` (Reno congestion

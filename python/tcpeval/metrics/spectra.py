@@ -46,9 +46,7 @@ def periodogram_psd(
     cwnd and queue series.
     """
     v, fs = _windowed(time, x, t_start, t_end)
-    f, pxx = signal.periodogram(
-        v, fs=fs, window=window, detrend=detrend, scaling="density"
-    )
+    f, pxx = signal.periodogram(v, fs=fs, window=window, detrend=detrend, scaling="density")
     return f, pxx
 
 
@@ -75,15 +73,11 @@ def welch_psd(
     """
     v, fs = _windowed(time, x, t_start, t_end)
     segment = max(v.size // 4, 1) if nperseg is None else int(nperseg)
-    f, pxx = signal.welch(
-        v, fs=fs, window=window, nperseg=segment, detrend=detrend, scaling="density"
-    )
+    f, pxx = signal.welch(v, fs=fs, window=window, nperseg=segment, detrend=detrend, scaling="density")
     return f, pxx
 
 
-def dominant_frequencies(
-    f: ArrayLike, pxx: ArrayLike, count: int = 3
-) -> tuple[np.ndarray, np.ndarray]:
+def dominant_frequencies(f: ArrayLike, pxx: ArrayLike, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
     """Return the ``count`` strongest non-DC spectral peaks, strongest first.
 
     A peak is a local maximum of ``pxx`` (``scipy.signal.find_peaks``; a flat
@@ -115,9 +109,7 @@ def cycle_period_from_spectrum(f: ArrayLike, pxx: ArrayLike) -> float:
     return float(1.0 / freqs[0]) if freqs.size else float("nan")
 
 
-def sawtooth_peak_times(
-    time: ArrayLike, x: ArrayLike, prominence: float = 0.1
-) -> np.ndarray:
+def sawtooth_peak_times(time: ArrayLike, x: ArrayLike, prominence: float = 0.1) -> np.ndarray:
     """Return the times (s) of a sawtooth's tops: local maxima prominent by ``prominence``.
 
     A sample is a top if it is a local maximum whose topographic prominence

@@ -66,9 +66,7 @@ def mean_ci(samples: ArrayLike, confidence: float = 0.95, axis: int = -1) -> Mea
     return MeanCI(mean, half, n)
 
 
-def nan_mean_ci(
-    samples: ArrayLike, confidence: float = 0.95
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def nan_mean_ci(samples: ArrayLike, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`mean_ci` over the last axis of ``samples``, leaving NaN samples out.
 
     A NaN sample is a missing replication (a failed run, a metric without a

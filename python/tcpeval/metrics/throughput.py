@@ -86,9 +86,7 @@ def throughput_series(
     return begin, 8.0 * np.diff(edges) / interval
 
 
-def sliding_throughput(
-    time: ArrayLike, cum_bytes: ArrayLike, window: float
-) -> np.ndarray:
+def sliding_throughput(time: ArrayLike, cum_bytes: ArrayLike, window: float) -> np.ndarray:
     """Trailing-window average rate at every sample time, in bit/s.
 
     Definition: ``r(t_k) = 8 * (B(t_k) - B(t_k - window)) / window`` for each
@@ -105,9 +103,7 @@ def sliding_throughput(
     return 8.0 * (b - cumulative_at(t, b, t - window)) / window
 
 
-def phase_throughput(
-    time: ArrayLike, cum_bytes: ArrayLike, boundaries: ArrayLike
-) -> np.ndarray:
+def phase_throughput(time: ArrayLike, cum_bytes: ArrayLike, boundaries: ArrayLike) -> np.ndarray:
     """Average rate in each phase delimited by ``boundaries``, in bit/s.
 
     ``boundaries`` ``[b0, b1, ..., bn]`` (s, increasing) define the phases

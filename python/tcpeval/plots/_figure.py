@@ -75,8 +75,6 @@ def save(fig: Figure, path: str | Path | None) -> None:
     target = Path(path)
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
-        raise ValueError(
-            f"unsupported figure format {target.suffix!r}; use one of {FORMATS}"
-        )
+        raise ValueError(f"unsupported figure format {target.suffix!r}; use one of {FORMATS}")
     with house_style():
         fig.savefig(target, format=suffix.lstrip("."))

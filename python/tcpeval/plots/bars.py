@@ -42,8 +42,7 @@ def plot_phase_bars(
         arr = arr[:, :, None]
     if arr.ndim != 3 or arr.shape[:2] != (len(groups), len(phases)):
         raise ValueError(
-            f"samples must have shape ({len(groups)}, {len(phases)}[, replications]), "
-            f"got {np.shape(samples)}"
+            f"samples must have shape ({len(groups)}, {len(phases)}[, replications]), got {np.shape(samples)}"
         )
     mean, half, _ = nan_mean_ci(arr, confidence)
     has_error = bool(np.any(~np.isnan(half)))

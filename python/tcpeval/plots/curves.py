@@ -52,14 +52,10 @@ def plot_metric_curves(
             if arr.ndim == 1:
                 arr = arr[:, None]
             if arr.shape[0] != xs.size:
-                raise ValueError(
-                    f"curve {label!r} has {arr.shape[0]} points for {xs.size} x values"
-                )
+                raise ValueError(f"curve {label!r} has {arr.shape[0]} points for {xs.size} x values")
             mean, half, _ = nan_mean_ci(arr, confidence)
             (line,) = ax.plot(xs, mean, marker="o", markersize=3, label=label)
-            ax.fill_between(
-                xs, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0
-            )
+            ax.fill_between(xs, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
         if logx:
             ax.set_xscale("log")
             ax.set_xticks(xs, [f"{v:g}" for v in xs])

@@ -47,9 +47,7 @@ def plot_heatmap(
     """
     grid = np.ma.masked_invalid(np.asarray(values, dtype=float))
     if grid.ndim != 2 or grid.shape != (len(y_values), len(x_values)):
-        raise ValueError(
-            f"values must have shape ({len(y_values)}, {len(x_values)}), got {np.shape(values)}"
-        )
+        raise ValueError(f"values must have shape ({len(y_values)}, {len(x_values)}), got {np.shape(values)}")
     colors = colormaps[cmap]
     rows, cols = grid.shape
     with house_style():

@@ -90,9 +90,7 @@ def plot_timeseries_psd(
                 right.plot(f[shown], pxx[shown], color=line.get_color(), label=name)
                 peak_f, peak_p = dominant_frequencies(f[band], pxx[band], count=1)
                 if peak_f.size:
-                    right.plot(
-                        peak_f, peak_p, "o", color=line.get_color(), markersize=4
-                    )
+                    right.plot(peak_f, peak_p, "o", color=line.get_color(), markersize=4)
                     right.annotate(
                         f"{peak_f[0]:.3g} Hz",
                         (peak_f[0], peak_p[0]),

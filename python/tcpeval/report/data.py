@@ -100,9 +100,7 @@ def _read_json_object(text: str | None, what: str) -> dict[str, Any]:
     return value
 
 
-def experiment_runs(
-    connection: sqlite3.Connection, experiment: Mapping[str, Any]
-) -> pd.DataFrame:
+def experiment_runs(connection: sqlite3.Connection, experiment: Mapping[str, Any]) -> pd.DataFrame:
     """One row per run of ``experiment`` in the catalog.
 
     Columns: ``key``, ``seed``, ``status`` (``"ok"``/``"error"``),
@@ -121,8 +119,7 @@ def experiment_runs(
     if clash:
         raise ValueError(f"experiment {name!r}: names used twice as columns: {sorted(clash)}")
     rows = connection.execute(
-        "SELECT key, seed, status, error, wall_s, point, metrics FROM runs"
-        " WHERE experiment = ? ORDER BY key",
+        "SELECT key, seed, status, error, wall_s, point, metrics FROM runs WHERE experiment = ? ORDER BY key",
         (name,),
     ).fetchall()
     records = []

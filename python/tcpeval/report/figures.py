@@ -237,7 +237,9 @@ def _matches(name: str, selector: str) -> bool:
 def _samples_in(t: np.ndarray, window: tuple[float | None, float | None]) -> int:
     """Samples of ``t`` (s) inside the half-open window ``[t_start, t_end)``."""
     lo, hi = window
-    return int(np.count_nonzero((t >= (-np.inf if lo is None else lo)) & (t < (np.inf if hi is None else hi))))
+    return int(
+        np.count_nonzero((t >= (-np.inf if lo is None else lo)) & (t < (np.inf if hi is None else hi)))
+    )
 
 
 def _traces(
@@ -283,7 +285,9 @@ def _timeseries(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str])
     rows = _traces(ctx, load_run(run_dir), bounds, notes)
     if not rows:
         return "no cwnd or queue series to show"
-    return plot_timeseries_psd(rows, t_start=bounds[0], t_end=bounds[1], title=f"{title}, seed {first['seed']}")
+    return plot_timeseries_psd(
+        rows, t_start=bounds[0], t_end=bounds[1], title=f"{title}, seed {first['seed']}"
+    )
 
 
 Builder = Callable[[_Context, pd.DataFrame, str, list[str]], "Figure | str"]
@@ -366,4 +370,8 @@ def experiment_figures(
     study: StudyResults, experiment: Mapping[str, Any], directory: Path
 ) -> list[FigureOutput]:
     """Every figure of ``experiment``, in study-file order (see :func:`figure_outputs`)."""
-    return [out for spec in experiment.get("figure", []) for out in figure_outputs(study, experiment, spec, directory)]
+    return [
+        out
+        for spec in experiment.get("figure", [])
+        for out in figure_outputs(study, experiment, spec, directory)
+    ]

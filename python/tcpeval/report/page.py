@@ -228,7 +228,9 @@ def experiment_html(
         f"<p class='counts'>{len(frame)} runs: {ok} ok, {len(frame) - ok} failed; "
         f"seeds {esc(seeds or 'none')}; {frame['wall_s'].sum():.1f} s of wall-clock time.</p>"
     )
-    parts.append(f"<details open><summary>Parameters</summary><pre>{esc(parameters_text(study, experiment))}</pre></details>")
+    parts.append(
+        f"<details open><summary>Parameters</summary><pre>{esc(parameters_text(study, experiment))}</pre></details>"
+    )
     if figures:
         parts.append("<h3>Figures</h3>")
         parts += [figure_html(f) for f in figures]
@@ -270,7 +272,5 @@ def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>{esc(title)}</h1><dl class='meta'>{meta_html}</dl></header>"
-        f"<nav><h2>Experiments</h2><ol>{toc}</ol></nav>"
-        + "\n".join(sections)
-        + "</body></html>\n"
+        f"<nav><h2>Experiments</h2><ol>{toc}</ol></nav>" + "\n".join(sections) + "</body></html>\n"
     )

@@ -84,7 +84,9 @@ def table_output(
         if p not in params:
             raise ValueError(f"{where}: row {p!r} is not a sweep parameter of the experiment")
         if p == RUNS:
-            raise ValueError(f"{where}: row {p!r} has the name of the table's run-count column; rename the parameter")
+            raise ValueError(
+                f"{where}: row {p!r} has the name of the table's run-count column; rename the parameter"
+            )
     for m in columns:
         if m not in metrics:
             raise ValueError(f"{where}: column {m!r} is not a metric of the experiment")
