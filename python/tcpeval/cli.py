@@ -1,4 +1,5 @@
-"""The ``tcpeval`` command line: ``run``, ``algorithms``, ``bench``."""
+"""The ``tcpeval`` command line: ``run``, ``algorithms``, ``bench``, ``reproduce``,
+``study run``, ``report`` and ``results query``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pandas as pd
 
 from tcpeval import __version__
 from tcpeval.errors import ScenarioError
-from tcpeval.study import StudyError
+from tcpeval.study import Study, StudyError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -82,6 +83,8 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     study = load_study(study_ref)
     mode = "quick" if args.quick else "full"
     out = args.out or Path("tcpeval-results") / f"{study.name}-{mode}"
+    if args.plan:
+        return _print_plan(study, out, args)
     summary = run_study(
         study,
         out,
@@ -104,6 +107,32 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
 
         print(f"report: {build_report(out)}")
     return 1 if summary.failed else 0
+
+
+def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
+    """``--plan``: what the sweep would run, per experiment, without running it."""
+    from tcpeval.results_db import ResultsDB
+    from tcpeval.study import expand
+
+    specs = expand(study, quick=args.quick, only=args.experiment)
+    stored: set[str] = set()
+    if (out / "catalog.sqlite").exists():
+        db = ResultsDB(out)
+        try:
+            stored = db.done_keys()
+        finally:
+            db.close()
+    print(f"{'experiment':<28} {'runs':>6} {'stored':>7} {'simulated s':>12}")
+    for name in dict.fromkeys(s.experiment for s in specs):
+        mine = [s for s in specs if s.experiment == name]
+        done = sum(s.key in stored for s in mine)
+        sim = sum(float(s.scenario["duration_s"]) for s in mine)
+        print(f"{name:<28} {len(mine):>6} {done:>7} {sim:>12,.0f}")
+    total = sum(float(s.scenario["duration_s"]) for s in specs)
+    done = sum(s.key in stored for s in specs)
+    print(f"{'total':<28} {len(specs):>6} {done:>7} {total:>12,.0f}")
+    print(f"results directory: {out}")
+    return 0
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -144,6 +173,9 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, help="local pool size (default: all cores)")
     p.add_argument("--no-report", action="store_true", help="do not build the HTML report")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--plan", action="store_true", help="print the runs and simulated seconds per experiment; run nothing"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -50,3 +50,12 @@ def test_bench_quick_reports_rates() -> None:
     p = tcpeval("bench", "--quick")
     assert p.returncode == 0, p.stderr
     assert "packets/s" in p.stdout and "reno-2flows-500M-60ms-60s" in p.stdout
+
+
+def test_plan_counts_runs_and_simulated_seconds_and_runs_nothing(tmp_path) -> None:
+    out = tmp_path / "never"
+    p = tcpeval("reproduce", "linux-variants", "--quick", "--plan", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    total = next(line.split() for line in p.stdout.splitlines() if line.startswith("total"))
+    assert total == ["total", "44", "0", "880"]
+    assert not out.exists()
