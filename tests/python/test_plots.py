@@ -15,6 +15,8 @@ from tcpeval.plots import (
     plot_metric_curves,
     plot_phase_bars,
     plot_timeseries_psd,
+    save_figure,
+    save_formats,
 )
 
 RTTS = [15, 30, 60, 120, 240, 480]
@@ -154,6 +156,17 @@ def test_saved_in_the_format_of_the_extension(tmp_path, suffix, magic):
     path = tmp_path / f"figure{suffix}"
     plot_heatmap(np.eye(2), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z", path=path)
     assert path.read_bytes().startswith(magic)
+
+
+def test_save_formats_lays_out_once_and_keeps_the_constrained_layout(tmp_path):
+    fig = plot_timeseries_psd(traces(), t_start=10.0)
+    save_figure(fig, tmp_path / "single.png")  # constrained layout, computed while saving
+    constrained = [ax.get_position().bounds for ax in fig.axes]
+    paths = [tmp_path / f"f.{ext}" for ext in ("png", "svg", "pdf")]
+    save_formats(fig, paths)
+    assert [p.read_bytes()[:4] for p in paths] == [b"\x89PNG", b"<?xm", b"%PDF"]
+    assert type(fig.get_layout_engine()).__name__ in ("NoneType", "PlaceHolderLayoutEngine")
+    np.testing.assert_allclose([ax.get_position().bounds for ax in fig.axes], constrained, rtol=1e-9)
 
 
 def test_unknown_extension_and_bad_shapes_are_refused(tmp_path):

@@ -7,6 +7,7 @@ adjusting it) in the same house style.
 """
 
 from ._figure import save as save_figure
+from ._figure import save_formats
 from .bars import plot_phase_bars
 from .curves import plot_metric_curves
 from .heatmap import plot_heatmap
@@ -19,4 +20,5 @@ __all__ = [
     "plot_phase_bars",
     "plot_timeseries_psd",
     "save_figure",
+    "save_formats",
 ]

@@ -53,7 +53,7 @@ from ..plots import (
     plot_metric_curves,
     plot_phase_bars,
     plot_timeseries_psd,
-    save_figure,
+    save_formats,
 )
 from ..result import RunResult
 from ..store import load_run
@@ -361,8 +361,7 @@ def figure_outputs(
 def _save(fig: Figure, directory: Path, name: str) -> dict[str, Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = {ext: directory / f"{name}.{ext}" for ext in FORMATS}
-    for path in paths.values():
-        save_figure(fig, path)
+    save_formats(fig, list(paths.values()))
     return paths
 
 
