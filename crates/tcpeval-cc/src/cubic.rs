@@ -51,9 +51,7 @@
 //!
 //! Differences from the kernel: times are exact instead of jiffies and
 //! microseconds (so K and the cubic term are not quantised to 1/1024 s and
-//! the cube root is exact), the idle shift measures idle time from the last
-//! ACK (the kernel measures from the last transmission, which the
-//! algorithm does not see), and beta and C are the nominal 0.7 and 0.4 (the
+//! the cube root is exact), and beta and C are the nominal 0.7 and 0.4 (the
 //! kernel holds 717/1024 and 410/1024: set them for bit-level replication;
 //! ssthresh differs by at most one packet, and only above 512 packets).
 //! RFC 9438's switch of α to 1 once `W_est` passes the previous maximum is
@@ -329,8 +327,6 @@ pub struct Cubic {
     hystart: HyStart,
     /// ssthresh chosen by HyStart in `pkts_acked`, applied in `cong_avoid`.
     pending_ssthresh: Option<f64>,
-    /// Time of the last ACK (start of an idle period).
-    last_ack_seen: Time,
 }
 
 impl NamedAlgorithm for Cubic {
@@ -353,7 +349,6 @@ impl NamedAlgorithm for Cubic {
             tcp_cwnd: 0,
             hystart: HyStart::default(),
             pending_ssthresh: None,
-            last_ack_seen: Time::ZERO,
         }
     }
 }
@@ -361,10 +356,7 @@ impl NamedAlgorithm for Cubic {
 impl Cubic {
     /// Forgets the window history and delay_min (Linux `bictcp_reset`).
     fn reset(&mut self) {
-        *self = Cubic {
-            last_ack_seen: self.last_ack_seen,
-            ..Cubic::new(self.params.clone())
-        };
+        *self = Cubic::new(self.params.clone());
     }
 
     /// Starts a HyStart round at this ACK (Linux `bictcp_hystart_reset`).
@@ -482,7 +474,6 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn init(&mut self, tcb: &mut Tcb) {
         self.reset();
-        self.last_ack_seen = tcb.now;
         if self.params.hystart {
             self.hystart_reset(tcb);
         } else if self.params.initial_ssthresh > 0.0 {
@@ -515,7 +506,6 @@ impl CongestionControl for Cubic {
     }
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
-        self.last_ack_seen = tcb.now;
         let Some(rtt) = sample.rtt else {
             return;
         };
@@ -545,7 +535,8 @@ impl CongestionControl for Cubic {
     fn cwnd_event(&mut self, tcb: &mut Tcb, event: CwndEvent) {
         if event == CwndEvent::TxStart {
             if let Some(start) = self.epoch_start {
-                let idle = tcb.now.saturating_sub(self.last_ack_seen);
+                // Linux bictcp_cwnd_event: idle time since the last send.
+                let idle = tcb.now.saturating_sub(tcb.last_send);
                 self.epoch_start = Some((start + idle).min(tcb.now));
             }
         }
@@ -834,11 +825,14 @@ mod tests {
     #[test]
     fn idle_time_shifts_the_epoch() {
         // spec section 7: after idle the epoch start moves by the idle time.
+        // Linux measures the idle time from the last transmission
+        // (`lsndtime`), not from the last ACK, which comes one RTT later.
         let mut h = after_loss(no_hystart(), 1000.0, Time::from_ms(100));
-        h.round();
+        h.rounds(2);
         let start = h.cc.epoch_start.expect("epoch started");
-        let last_ack = h.cc.last_ack_seen;
-        h.advance_to(last_ack + Time::from_secs(3));
+        let last_send = h.tcb.last_send;
+        assert!(last_send > Time::ZERO && last_send < h.now());
+        h.advance_to(last_send + Time::from_secs(3));
         let mut tcb = h.tcb.clone();
         h.cc.cwnd_event(&mut tcb, CwndEvent::TxStart);
         assert_eq!(h.cc.epoch_start, Some(start + Time::from_secs(3)));

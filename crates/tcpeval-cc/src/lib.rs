@@ -117,6 +117,10 @@ pub struct Tcb {
     pub delivered: u64,
     /// Limited Slow-Start (RFC 3742) threshold in packets; 0 = off.
     pub max_ssthresh: u32,
+    /// Time of the last data transmission (Linux `lsndtime`), zero before
+    /// the first; the sender updates it after each send, so at `TxStart`
+    /// it is the start of the idle period.
+    pub last_send: Time,
 }
 
 impl Tcb {
@@ -137,6 +141,7 @@ impl Tcb {
             ca_state: CaState::Open,
             delivered: 0,
             max_ssthresh: 0,
+            last_send: Time::ZERO,
         }
     }
 

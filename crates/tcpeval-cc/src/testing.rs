@@ -215,6 +215,7 @@ impl<C: CongestionControl> Harness<C> {
         let rtt = self.rtt_for(f64::from(w));
         let start = self.tcb.now;
         self.tcb.snd_nxt = self.tcb.snd_una + u64::from(w);
+        self.tcb.last_send = start;
         self.tcb.packets_in_flight = w;
         let overflow_at = match self.path {
             Path::Bottleneck { buffer, .. } => {

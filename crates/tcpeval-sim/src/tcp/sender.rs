@@ -151,6 +151,7 @@ impl Sender {
 
     fn emit(&mut self, seq: u64, out: &mut Vec<Packet>) {
         self.stats.sent += 1;
+        self.tcb.last_send = self.tcb.now;
         if self.tcb.ca_state == CaState::Recovery {
             self.prr_out += 1;
         }
