@@ -131,7 +131,11 @@ class ResultsDB:
         (self.root / "study.json").write_text(json.dumps(info, indent=2))
 
     def runs(self, experiment: str | None = None) -> pd.DataFrame:
-        """One row per run: key, experiment, seed, status, error, wall_s, sweep params, metrics."""
+        """One row per run: key, experiment, seed, status, error, wall_s, sweep params, metrics.
+
+        Rows come in a fixed order (experiment, sweep point, seed), whatever
+        order the runs finished or were re-measured in.
+        """
         q = "SELECT key, experiment, point, seed, status, error, wall_s, metrics FROM runs"
         args: tuple[str, ...] = ()
         if experiment is not None:
@@ -139,7 +143,7 @@ class ResultsDB:
             args = (experiment,)
         rows = []
         for key, exp, point, seed, status, error, wall, metrics in self._db.execute(
-            q + " ORDER BY rowid", args
+            q + " ORDER BY experiment, point, seed, key", args
         ):
             row: dict[str, Any] = {
                 "key": key,
