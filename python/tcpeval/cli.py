@@ -105,7 +105,7 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     if not args.no_report:
         from tcpeval.report import build_report
 
-        print(f"report: {build_report(out)}")
+        print(f"report: {build_report(out, workers=args.workers, progress=not args.quiet)}")
     return 1 if summary.failed else 0
 
 
@@ -146,7 +146,7 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from tcpeval.report import build_report
 
-    print(build_report(args.study_dir))
+    print(build_report(args.study_dir, workers=args.workers, progress=not args.quiet))
     return 0
 
 
@@ -165,12 +165,23 @@ def _cmd_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def _workers(text: str) -> int:
+    """``--workers``: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return n
+
+
 def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="shorter runs, coarser grids, fewer replications")
     p.add_argument("--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE)")
     p.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: local pool")
-    p.add_argument("--workers", type=int, help="local pool size (default: all cores)")
+    p.add_argument("--workers", type=_workers, help="local pool size (default: all cores)")
     p.add_argument("--no-report", action="store_true", help="do not build the HTML report")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -209,6 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="build the HTML report of a study results directory")
     rep.add_argument("study_dir", type=Path)
+    rep.add_argument("--workers", type=_workers, help="processes saving figures (default: all cores)")
+    rep.add_argument("--quiet", action="store_true", help="no progress bar")
     rep.set_defaults(func=_cmd_report)
 
     res = sub.add_parser("results", help="query stored results")

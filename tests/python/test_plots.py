@@ -178,3 +178,43 @@ def test_unknown_extension_and_bad_shapes_are_refused(tmp_path):
         plot_metric_curves([1, 2], {"a": [1, 2, 3]}, xlabel="x", ylabel="y")
     with pytest.raises(ValueError, match="method"):
         plot_timeseries_psd(traces(), method="fft")
+
+
+def test_envelope_keeps_each_slices_lowest_and_highest_sample_in_time_order():
+    from tcpeval.plots.timeseries import envelope
+
+    rng = np.random.default_rng(7)
+    t = np.arange(10_007) * 0.01
+    v = rng.normal(size=t.size)
+    v[5000:5003] = np.nan
+    et, ev = envelope(t, v, buckets=100)
+    assert np.all(np.diff(et) > 0)  # time order, no repeats
+    size = -(-t.size // 100)  # 101 samples per slice
+    for start in range(0, t.size, size):
+        chunk = v[start : start + size]
+        inside = (et >= t[start]) & (et <= t[min(start + size, t.size) - 1])
+        assert np.nanmin(chunk) in ev[inside] and np.nanmax(chunk) in ev[inside]
+    assert ev.size <= 200 and not np.isnan(ev).any()
+    short_t, short_v = envelope(t[:200], v[:200], buckets=100)
+    assert np.array_equal(short_t, t[:200])
+    assert np.array_equal(short_v, v[:200])
+
+
+def test_long_series_is_drawn_as_its_envelope_and_its_psd_from_every_sample():
+    from tcpeval.plots.timeseries import ENVELOPE_BUCKETS
+
+    t = np.arange(100_000) / 100.0
+    saw = 50 + 10 * ((t % 2.5) / 2.5)
+    fig = plot_timeseries_psd([Traces("cwnd (packets)", t, {"f": saw})])
+    drawn = fig.axes[0].lines[0].get_ydata()
+    assert len(drawn) <= 2 * ENVELOPE_BUCKETS
+    assert drawn.min() == saw.min() and drawn.max() == saw.max()
+    assert fig.axes[1].lines[1].get_xdata()[0] == pytest.approx(0.4, abs=1e-3)  # 1 / 2.5 s
+
+
+def test_saving_the_same_figure_twice_gives_the_same_bytes(tmp_path):
+    for ext in ("png", "svg", "pdf"):
+        first, second = (tmp_path / f"{name}.{ext}" for name in ("first", "second"))
+        save_figure(plot_timeseries_psd(traces()), first)
+        save_figure(plot_timeseries_psd(traces()), second)
+        assert first.read_bytes() == second.read_bytes(), ext

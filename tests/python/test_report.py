@@ -259,3 +259,37 @@ def test_unknown_names_are_refused(study, tmp_path):
         figure_outputs(study, experiment, {"name": "f", "kind": "pie"}, tmp_path)
     with pytest.raises(ValueError, match="row 'rtt'"):
         table_output(study, experiment, {"name": "t", "rows": ["rtt"]}, tmp_path)
+
+
+def test_figures_saved_on_worker_processes_are_the_same_files_and_page(fake_study_dir, tmp_path):
+    import shutil
+
+    from tcpeval.report import build
+
+    outputs = {}
+    for workers in (1, 2):
+        here = tmp_path / f"workers-{workers}"
+        shutil.copytree(
+            fake_study_dir, here, ignore=shutil.ignore_patterns("figures", "tables", "report.html")
+        )
+        outputs[workers] = build(here, workers=workers)
+    one, two = (tmp_path / f"workers-{w}" for w in (1, 2))
+    files = sorted(p.name for p in (one / "figures").iterdir())
+    assert files and files == sorted(p.name for p in (two / "figures").iterdir())
+    for name in files:
+        assert (one / "figures" / name).read_bytes() == (two / "figures" / name).read_bytes(), name
+    assert (one / "report.html").read_text() == (two / "report.html").read_text().replace(
+        "workers-2", "workers-1"
+    )
+    assert [o.name for o in outputs[2].figures["grid"]] == [o.name for o in outputs[1].figures["grid"]]
+
+
+def test_a_worker_that_fails_to_save_stops_the_report_with_its_error(tmp_path):
+    from tcpeval.plots import plot_heatmap
+    from tcpeval.report.saving import FigureSaver
+
+    fig = plot_heatmap(np.eye(2), [1, 2], [1, 2], xlabel="x", ylabel="y", colorbar_label="z")
+    with pytest.raises(ValueError, match="unsupported figure format"), FigureSaver(workers=2) as saver:
+        saver.submit(fig, [tmp_path / "ok.png", tmp_path / "bad.jpg"])
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        FigureSaver(workers=0)

@@ -41,10 +41,16 @@ STYLE: dict[str, object] = {
     "savefig.bbox": "tight",
     "pdf.fonttype": 42,
     "svg.fonttype": "none",
+    "svg.hashsalt": "tcpeval",
 }
 """rcParams applied while a figure is built and saved: fonts sized for a
 journal column, light grids, 300 dpi raster output, TrueType fonts in PDF and
-real text in SVG so the files stay editable."""
+real text in SVG so the files stay editable, and SVG element ids derived from
+a fixed salt rather than object addresses."""
+
+UNDATED = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
+"""File metadata left out so that saving the same figure twice gives the same
+bytes (a report rebuilt from the same runs is byte-identical)."""
 
 FORMATS = (".png", ".svg", ".pdf")
 
@@ -77,7 +83,8 @@ def save(fig: Figure, path: str | Path | None) -> None:
     if suffix not in FORMATS:
         raise ValueError(f"unsupported figure format {target.suffix!r}; use one of {FORMATS}")
     with house_style():
-        fig.savefig(target, format=suffix.lstrip("."))
+        fmt = suffix.lstrip(".")
+        fig.savefig(target, format=fmt, metadata=UNDATED.get(fmt))
 
 
 def save_formats(fig: Figure, paths: Sequence[str | Path]) -> None:

@@ -21,6 +21,7 @@ from tcpeval import __version__
 from .data import StudyResults, experiment_runs, load_study
 from .figures import FigureOutput, experiment_figures, figure_outputs
 from .page import experiment_html, page_html
+from .saving import FigureSaver
 from .tables import TableOutput, experiment_tables, table_output
 
 __all__ = [
@@ -49,24 +50,27 @@ class Report:
     tables: dict[str, list[TableOutput]]
 
 
-def build(study_dir: str | Path) -> Report:
+def build(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Report:
     """Build the report of the study whose results are in ``study_dir``.
 
     Writes every figure to ``study_dir/figures/`` (PNG, SVG, PDF), every table
     to ``study_dir/tables/`` (CSV) and the page to ``study_dir/report.html``
-    (replaced atomically). The returned outputs keep no matplotlib Figure
-    (``figure`` is None), so memory does not grow with the study.
+    (replaced atomically, once every figure file is written). Figures are
+    saved on ``workers`` processes (default: every core; 1 saves in this
+    process), with a progress bar if ``progress``. The returned outputs keep
+    no matplotlib Figure (``figure`` is None), so memory does not grow with
+    the study.
     """
     study = load_study(study_dir)
-    sections = []
     figures: dict[str, list[FigureOutput]] = {}
     tables: dict[str, list[TableOutput]] = {}
-    for experiment in study.experiments:
-        name = experiment["name"]
-        drawn = experiment_figures(study, experiment, study.directory / "figures")
-        tables[name] = experiment_tables(study, experiment, study.directory / "tables")
-        sections.append(experiment_html(study, experiment, drawn, tables[name]))
-        figures[name] = [replace(out, figure=None) for out in drawn]
+    with FigureSaver(workers or os.cpu_count() or 1, progress) as saver:
+        for experiment in study.experiments:
+            name = experiment["name"]
+            drawn = experiment_figures(study, experiment, study.directory / "figures", saver)
+            figures[name] = [replace(out, figure=None) for out in drawn]
+            tables[name] = experiment_tables(study, experiment, study.directory / "tables")
+    sections = [experiment_html(study, e, figures[e["name"]], tables[e["name"]]) for e in study.experiments]
     page = study.directory / "report.html"
     tmp = page.with_name(f".{page.name}.tmp-{os.getpid()}")
     tmp.write_text(page_html(study, sections, __version__), encoding="utf-8")
@@ -74,7 +78,7 @@ def build(study_dir: str | Path) -> Report:
     return Report(page, figures, tables)
 
 
-def build_report(study_dir: str | Path) -> Path:
+def build_report(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Path:
     """Build the report of the study in ``study_dir`` (see :func:`build`) and
     return the page's path."""
-    return build(study_dir).page
+    return build(study_dir, workers=workers, progress=progress).page

@@ -58,6 +58,7 @@ from ..plots import (
 from ..result import RunResult
 from ..store import load_run
 from .data import RUN_COLUMNS, StudyResults, Value, canonical, ok_runs, present_values, select
+from .saving import FigureSaver
 
 FORMATS = ("png", "svg", "pdf")
 """The formats every figure is saved in, by file extension."""
@@ -322,10 +323,16 @@ def _layout(ctx: _Context) -> tuple[Builder, list[str], dict[str, Value]]:
 
 
 def figure_outputs(
-    study: StudyResults, experiment: Mapping[str, Any], spec: Mapping[str, Any], directory: Path
+    study: StudyResults,
+    experiment: Mapping[str, Any],
+    spec: Mapping[str, Any],
+    directory: Path,
+    saver: FigureSaver | None = None,
 ) -> list[FigureOutput]:
     """Build the figures of one ``[[experiment.figure]]`` table ``spec`` and
-    save each under ``directory`` in every format of :data:`FORMATS`.
+    save each under ``directory`` in every format of :data:`FORMATS`, at once
+    or, given a ``saver``, through it (the files then exist after its
+    :meth:`~tcpeval.report.saving.FigureSaver.wait`).
 
     Returns one :class:`FigureOutput` per split (see the module docstring),
     in study-file value order. Raises ``ValueError`` naming the experiment
@@ -353,24 +360,27 @@ def figure_outputs(
             out.message = drawn
         else:
             out.figure = drawn
-            out.paths = _save(drawn, directory, out.name)
+            out.paths = _save(drawn, directory, out.name, saver)
         outputs.append(out)
     return outputs
 
 
-def _save(fig: Figure, directory: Path, name: str) -> dict[str, Path]:
+def _save(fig: Figure, directory: Path, name: str, saver: FigureSaver | None) -> dict[str, Path]:
     directory.mkdir(parents=True, exist_ok=True)
     paths = {ext: directory / f"{name}.{ext}" for ext in FORMATS}
-    save_formats(fig, list(paths.values()))
+    if saver is None:
+        save_formats(fig, list(paths.values()))
+    else:
+        saver.submit(fig, list(paths.values()))
     return paths
 
 
 def experiment_figures(
-    study: StudyResults, experiment: Mapping[str, Any], directory: Path
+    study: StudyResults, experiment: Mapping[str, Any], directory: Path, saver: FigureSaver | None = None
 ) -> list[FigureOutput]:
     """Every figure of ``experiment``, in study-file order (see :func:`figure_outputs`)."""
     return [
         out
         for spec in experiment.get("figure", [])
-        for out in figure_outputs(study, experiment, spec, directory)
+        for out in figure_outputs(study, experiment, spec, directory, saver)
     ]
