@@ -50,16 +50,24 @@ pub enum Event {
     Udp(u32),
 }
 
+/// A heap entry. `key` packs the time (high 64 bits, ps) and the insertion
+/// sequence (low 64 bits), so one integer comparison orders entries by time
+/// and then by scheduling order.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    fn time(&self) -> Time {
+        Time::from_ps((self.key >> 64) as u64)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -72,19 +80,24 @@ impl Ord for Entry {
     /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event,
     /// and among equal times the one scheduled first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .cmp(&self.time)
-            .then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
 /// A deterministic priority queue of events.
+///
+/// Most handlers schedule a follow-up event (a link its next delivery, a
+/// timer its re-arm), so [`EventQueue::pop`] leaves the popped entry at the
+/// top of the heap, marked taken, and the next [`EventQueue::push`] writes
+/// over it and sifts it down once, instead of a full pop followed by a push.
+/// Keys are unique, so the order of events is the same either way.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     next_seq: u64,
     popped: u64,
+    /// The heap's top is the last popped event, already returned.
+    taken: bool,
 }
 
 impl EventQueue {
@@ -97,19 +110,39 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        let entry = Entry {
+            key: (u128::from(time.ps()) << 64) | u128::from(seq),
+            event,
+        };
+        if self.taken {
+            self.taken = false;
+            *self.heap.peek_mut().expect("a taken entry is on the heap") = entry;
+        } else {
+            self.heap.push(entry);
+        }
+    }
+
+    /// Removes the taken entry, if any, from the heap.
+    fn settle(&mut self) {
+        if self.taken {
+            self.taken = false;
+            self.heap.pop();
+        }
     }
 
     /// Time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.settle();
+        self.heap.peek().map(Entry::time)
     }
 
     /// Removes and returns the earliest event (ties: first scheduled first).
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let e = self.heap.pop()?;
+        self.settle();
+        let e = *self.heap.peek()?;
+        self.taken = true;
         self.popped += 1;
-        Some((e.time, e.event))
+        Some((e.time(), e.event))
     }
 
     /// Events processed so far.
@@ -119,12 +152,12 @@ impl EventQueue {
 
     /// Events pending.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - usize::from(self.taken)
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -158,5 +191,36 @@ mod tests {
             assert_eq!(q.pop(), Some((Time::from_ms(5), Event::FlowStart(i))));
         }
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_push_after_a_pop_reuses_the_top_and_keeps_the_order() {
+        // Against a reference list, with 0, 1 or 2 pushes before each pop: a
+        // push right after a pop reuses the top, the others do not. Ids grow
+        // with every push, so they order ties as the insertion sequence does.
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u32)> = Vec::new();
+        let mut x = 12345u64;
+        let mut next_id = 0u32;
+        for step in 0..5000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            for k in 0..(x >> 20) % 3 {
+                let t = Time::from_us(step + (x >> 33) % 500 + k);
+                q.push(t, Event::FlowStart(next_id));
+                reference.push((t, next_id));
+                next_id += 1;
+            }
+            assert_eq!(q.len(), reference.len());
+            let least = (0..reference.len()).min_by_key(|&i| reference[i]);
+            let want = least.map(|i| reference.swap_remove(i));
+            assert_eq!(q.pop(), want.map(|(t, id)| (t, Event::FlowStart(id))));
+        }
+        reference.sort();
+        for (t, id) in reference {
+            assert_eq!(q.pop(), Some((t, Event::FlowStart(id))));
+        }
+        assert!(q.is_empty() && q.peek_time().is_none() && q.pop().is_none());
     }
 }
