@@ -49,6 +49,14 @@
 //! start of the same ACK's `cong_avoid`; HyStart therefore only runs on ACKs
 //! that reach `cong_avoid` (states Open, Disorder, Loss).
 //!
+//! HyStart++ (`hystart_plus_plus`, off; RFC 9406, which RFC 9438 recommends)
+//! replaces HyStart in the initial slow start: see [`crate::hystart_pp`]. Its
+//! N_RTT_SAMPLE, MIN/MAX_RTT_THRESH and MIN_RTT_DIVISOR are
+//! `hystart_min_samples`, `hystart_delay_min_ms`/`_max_ms` and
+//! `hystart_delay_divisor`, whose defaults are the RFC's. It replaces
+//! slow start's growth (and Limited Slow-Start) while it runs, ends at the
+//! first loss, and after an RTO slow start is standard, as the RFC advises.
+//!
 //! Differences from the kernel: times are exact instead of jiffies and
 //! microseconds (so K and the cubic term are not quantised to 1/1024 s and
 //! the cube root is exact), and beta and C are the nominal 0.7 and 0.4 (the
@@ -65,6 +73,7 @@
 //! HyStart off, as in Linux), no-loss cap 20, refresh HZ/32, holdoff HZ.
 
 use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
+use crate::hystart_pp::{HyStartPp, HyStartPpConfig};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -87,6 +96,14 @@ pub struct CubicParams {
     pub hystart_ack_train: bool,
     /// HyStart delay-increase detector (on).
     pub hystart_delay: bool,
+    /// RFC 9406 HyStart++ in the initial slow start instead of HyStart (off).
+    pub hystart_plus_plus: bool,
+    /// HyStart++ CSS_GROWTH_DIVISOR (4).
+    pub hystart_css_growth_divisor: u32,
+    /// HyStart++ CSS_ROUNDS (5).
+    pub hystart_css_rounds: u32,
+    /// HyStart++ L, most packets one ACK adds in slow start (8, unpaced).
+    pub hystart_ss_limit: u32,
     /// HyStart runs once cwnd reaches this, packets (16).
     pub hystart_low_window: u32,
     /// RTT samples per round before the delay test (8).
@@ -123,6 +140,10 @@ impl Default for CubicParams {
             hystart: true,
             hystart_ack_train: true,
             hystart_delay: true,
+            hystart_plus_plus: false,
+            hystart_css_growth_divisor: 4,
+            hystart_css_rounds: 5,
+            hystart_ss_limit: 8,
             hystart_low_window: 16,
             hystart_min_samples: 8,
             hystart_ack_delta_ms: 2.0,
@@ -154,6 +175,19 @@ impl CubicParams {
 
     /// HyStart delay threshold over delay_min:
     /// `clamp(delay_min / divisor, delay_min_ms, delay_max_ms)`.
+    /// The HyStart++ constants these parameters give (RFC 9406 section 4.3).
+    fn hystart_pp_config(&self) -> HyStartPpConfig {
+        HyStartPpConfig {
+            min_rtt_thresh: Time::from_secs_f64(self.hystart_delay_min_ms / 1e3),
+            max_rtt_thresh: Time::from_secs_f64(self.hystart_delay_max_ms / 1e3),
+            min_rtt_divisor: self.hystart_delay_divisor,
+            n_rtt_sample: self.hystart_min_samples,
+            css_growth_divisor: self.hystart_css_growth_divisor,
+            css_rounds: self.hystart_css_rounds,
+            limit: self.hystart_ss_limit,
+        }
+    }
+
     fn delay_threshold(&self, delay_min: Time) -> Time {
         let lo = Time::from_secs_f64(self.hystart_delay_min_ms / 1e3);
         let hi = Time::from_secs_f64(self.hystart_delay_max_ms / 1e3);
@@ -190,6 +224,24 @@ impl ParamSet for CubicParams {
         ParamDoc {
             name: "hystart_delay",
             doc: "HyStart delay-increase detector (on)",
+        },
+        ParamDoc {
+            name: "hystart_plus_plus",
+            doc: "RFC 9406 HyStart++ in the initial slow start instead of HyStart (off); \
+                  it uses hystart_min_samples and the delay clamp and divisor as N_RTT_SAMPLE, \
+                  MIN/MAX_RTT_THRESH and MIN_RTT_DIVISOR",
+        },
+        ParamDoc {
+            name: "hystart_css_growth_divisor",
+            doc: "HyStart++ CSS_GROWTH_DIVISOR: CSS grows this much slower than slow start (4)",
+        },
+        ParamDoc {
+            name: "hystart_css_rounds",
+            doc: "HyStart++ CSS_ROUNDS: rounds of CSS before congestion avoidance (5)",
+        },
+        ParamDoc {
+            name: "hystart_ss_limit",
+            doc: "HyStart++ L: most packets one ACK adds in slow start and CSS (8, unpaced)",
         },
         ParamDoc {
             name: "hystart_low_window",
@@ -269,6 +321,24 @@ impl ParamSet for CubicParams {
             1.0,
             1e6,
         )?;
+        check_range(
+            "hystart_css_growth_divisor",
+            f64::from(self.hystart_css_growth_divisor),
+            1.0,
+            1e6,
+        )?;
+        check_range(
+            "hystart_css_rounds",
+            f64::from(self.hystart_css_rounds),
+            1.0,
+            1e6,
+        )?;
+        check_range(
+            "hystart_ss_limit",
+            f64::from(self.hystart_ss_limit),
+            1.0,
+            1e9,
+        )?;
         check_range("initial_ssthresh", self.initial_ssthresh, 0.0, 1e12)?;
         check_range("no_loss_max_cnt", f64::from(self.no_loss_max_cnt), 1.0, 1e9)?;
         check_range(
@@ -325,6 +395,8 @@ pub struct Cubic {
     /// W_est, the Reno-equivalent window, packets.
     tcp_cwnd: u32,
     hystart: HyStart,
+    /// HyStart++ of the initial slow start (`hystart_plus_plus`; gone after an RTO).
+    hystart_pp: Option<HyStartPp>,
     /// ssthresh chosen by HyStart in `pkts_acked`, applied in `cong_avoid`.
     pending_ssthresh: Option<f64>,
 }
@@ -348,6 +420,7 @@ impl NamedAlgorithm for Cubic {
             ack_cnt: 0,
             tcp_cwnd: 0,
             hystart: HyStart::default(),
+            hystart_pp: None,
             pending_ssthresh: None,
         }
     }
@@ -474,7 +547,9 @@ impl Cubic {
 impl CongestionControl for Cubic {
     fn init(&mut self, tcb: &mut Tcb) {
         self.reset();
-        if self.params.hystart {
+        if self.params.hystart_plus_plus {
+            self.hystart_pp = Some(HyStartPp::new(self.params.hystart_pp_config(), tcb));
+        } else if self.params.hystart {
             self.hystart_reset(tcb);
         } else if self.params.initial_ssthresh > 0.0 {
             tcb.ssthresh = self.params.initial_ssthresh;
@@ -483,6 +558,9 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
         self.epoch_start = None;
+        if let Some(hp) = self.hystart_pp.as_mut() {
+            hp.finish();
+        }
         let cwnd = tcb.cwnd_pkts();
         let beta = self.params.beta;
         self.last_max_cwnd = if cwnd < self.last_max_cwnd && self.params.fast_convergence {
@@ -497,7 +575,10 @@ impl CongestionControl for Cubic {
         if let Some(s) = self.pending_ssthresh.take() {
             tcb.ssthresh = s;
         }
-        let acked = slow_start_then(tcb, ack.acked);
+        let acked = match self.hystart_pp.as_mut() {
+            Some(hp) if hp.active() && tcb.in_slow_start() => hp.grow(tcb, ack.acked),
+            _ => slow_start_then(tcb, ack.acked),
+        };
         if acked == 0 {
             return;
         }
@@ -506,6 +587,18 @@ impl CongestionControl for Cubic {
     }
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
+        let reaches_cong_avoid = matches!(
+            tcb.ca_state,
+            CaState::Open | CaState::Disorder | CaState::Loss
+        );
+        if let Some(hp) = self.hystart_pp.as_mut() {
+            if hp.active() && tcb.in_slow_start() && reaches_cong_avoid {
+                let delay = sample.rtt.map(|r| r.max(Time::from_us(1)));
+                if let Some(s) = hp.on_ack(tcb, delay) {
+                    self.pending_ssthresh = Some(s);
+                }
+            }
+        }
         let Some(rtt) = sample.rtt else {
             return;
         };
@@ -516,11 +609,8 @@ impl CongestionControl for Cubic {
         }
         let delay = rtt.max(Time::from_us(1));
         self.delay_min = Some(self.delay_min.map_or(delay, |d| d.min(delay)));
-        let reaches_cong_avoid = matches!(
-            tcb.ca_state,
-            CaState::Open | CaState::Disorder | CaState::Loss
-        );
-        if self.params.hystart && !self.hystart.found && tcb.in_slow_start() && reaches_cong_avoid {
+        let linux_hystart = self.params.hystart && !self.params.hystart_plus_plus;
+        if linux_hystart && !self.hystart.found && tcb.in_slow_start() && reaches_cong_avoid {
             self.hystart_update(tcb, delay);
         }
     }
@@ -807,6 +897,63 @@ mod tests {
         assert_eq!(h.cc.delay_min, None);
         assert!(!h.cc.hystart.found);
         assert_eq!(h.tcb.cwnd, 1.0);
+    }
+
+    fn hystart_pp() -> Cubic {
+        Cubic::new(CubicParams {
+            hystart_plus_plus: true,
+            ..CubicParams::default()
+        })
+    }
+
+    #[test]
+    fn hystart_plus_plus_replaces_hystart() {
+        // On a fixed 100 ms path the ACK train of the round of 80 ends Linux
+        // HyStart at 121 (hystart_ack_train); HyStart++ only watches the
+        // round's minimum RTT, which never rises: slow start doubles on.
+        let mut h = Harness::new(hystart_pp(), 10.0, f64::INFINITY).with_rtt(Time::from_ms(100));
+        h.rounds(4);
+        assert_eq!(h.tcb.cwnd, 160.0);
+        assert!(h.tcb.ssthresh.is_infinite());
+        assert!(!h.cc.hystart.found);
+    }
+
+    #[test]
+    fn hystart_plus_plus_ends_slow_start_through_css_with_ssthresh_cwnd() {
+        // 1000 pkt/s behind 100 ms, no buffer limit: the rounds above the BDP
+        // (100) see a higher minimum RTT, CSS follows, and after CSS_ROUNDS
+        // congestion avoidance starts with ssthresh = the cwnd of then, no loss.
+        let mut h = Harness::new(hystart_pp(), 10.0, f64::INFINITY).with_bottleneck(
+            Time::from_ms(100),
+            1000.0,
+            f64::INFINITY,
+        );
+        let mut css_seen = false;
+        for _ in 0..30 {
+            h.round();
+            let phase = h.cc.hystart_pp.as_ref().unwrap().phase;
+            css_seen |= matches!(phase, crate::hystart_pp::Phase::Css { .. });
+            if phase == crate::hystart_pp::Phase::Done {
+                break;
+            }
+        }
+        assert!(css_seen);
+        assert!(h.tcb.ssthresh.is_finite() && h.tcb.ssthresh > 100.0);
+        assert_eq!(h.losses, 0);
+        assert!(h.tcb.cwnd >= h.tcb.ssthresh);
+    }
+
+    #[test]
+    fn hystart_plus_plus_is_for_the_initial_slow_start_only() {
+        // RFC 9406: after an RTO slow start is standard (up to ssthresh).
+        let mut h = Harness::new(hystart_pp(), 10.0, f64::INFINITY).with_rtt(Time::from_ms(100));
+        h.rounds(2);
+        h.rto();
+        assert!(h.cc.hystart_pp.is_none());
+        assert_eq!(h.tcb.ssthresh, 28.0); // floor(40 x 0.7)
+                                          // cwnd 1 -> 2 -> 4 -> 8 -> 16 -> 28 (32 capped at ssthresh).
+        h.rounds(5);
+        assert_eq!(h.tcb.cwnd, 28.0);
     }
 
     #[test]

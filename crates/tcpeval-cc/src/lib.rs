@@ -38,6 +38,7 @@ pub mod fast;
 pub mod fusion;
 pub mod highspeed;
 pub mod htcp;
+pub mod hystart_pp;
 pub mod illinois;
 pub mod reno;
 pub mod scalable;

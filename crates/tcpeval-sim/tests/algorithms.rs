@@ -178,3 +178,46 @@ fn two_flows_of_each_loss_based_algorithm_converge() {
         }
     }
 }
+
+/// Time and value of the first finite ssthresh of flow 0 in the flow series.
+fn slow_start_exit(r: &Results) -> (f64, f64) {
+    let s = &r.flow_series;
+    (0..s.time.len())
+        .find(|&k| s.flow[k] == 0 && s.ssthresh[k].is_finite())
+        .map(|k| (s.time[k], s.ssthresh[k]))
+        .expect("slow start never ended")
+}
+
+#[test]
+fn cubic_with_hystart_plus_plus_leaves_slow_start_before_the_buffer_overflows() {
+    // RFC 9406 on 100 Mbit/s, RTT 100 ms (BDP 833 packets), buffer 10 BDP:
+    // once a round's minimum RTT rises the flow enters Conservative Slow
+    // Start, whose five rounds at a quarter of slow start's growth end with
+    // ssthresh = cwnd between the BDP and the BDP plus the buffer, with
+    // nothing dropped before. (CSS still triples cwnd, so a buffer of a few
+    // BDP overflows during CSS, as the RFC accepts.) Standard slow start in
+    // the same network ends in a loss: drops before its exit.
+    let flow =
+        |params: &str| format!(r#"{{"algorithm": "cubic", "rtt_ms": 100, "params": {params}}}"#);
+    let net = |params: &str| {
+        run(&dumbbell(
+            8.0,
+            100.0,
+            5.0,
+            r#"{"bdp": 10.0}"#,
+            &flow(params),
+            "",
+        ))
+    };
+    let bdp = 100e6 * 0.1 / 12000.0;
+    let r = net(r#"{"hystart_plus_plus": true}"#);
+    let (t, ssthresh) = slow_start_exit(&r);
+    assert_eq!(drops_between(&r, "R1->R2", 0.0, t), 0, "exit at {t} s");
+    assert!(
+        ssthresh > bdp && ssthresh < 11.0 * bdp,
+        "ssthresh {ssthresh}, BDP {bdp}"
+    );
+    let r = net(r#"{"hystart": false}"#);
+    let (t, _) = slow_start_exit(&r);
+    assert!(drops_between(&r, "R1->R2", 0.0, t) > 0);
+}
