@@ -59,3 +59,22 @@ def test_plan_counts_runs_and_simulated_seconds_and_runs_nothing(tmp_path) -> No
     total = next(line.split() for line in p.stdout.splitlines() if line.startswith("total"))
     assert total == ["total", "44", "0", "880"]
     assert not out.exists()
+
+
+def test_report_rebuilds_a_study_page_with_a_figure_progress_bar(fake_study_dir, tmp_path) -> None:
+    import shutil
+
+    study = tmp_path / "study"
+    shutil.copytree(fake_study_dir, study, ignore=shutil.ignore_patterns("figures", "tables", "report.html"))
+    p = tcpeval("report", str(study), "--workers", "1")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == str(study / "report.html")
+    assert "figure" in p.stderr and "100%" in p.stderr  # the bar over the figures
+    assert len(list((study / "figures").glob("*.png"))) >= 5
+
+
+def test_workers_must_be_a_whole_number_of_at_least_one(tmp_path) -> None:
+    for bad in ("0", "-2", "two"):
+        p = tcpeval("report", str(tmp_path), "--workers", bad)
+        assert p.returncode == 2
+        assert "--workers" in p.stderr and ">= 1" in p.stderr and "Traceback" not in p.stderr
