@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,26 +112,32 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
 
 def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     """``--plan``: what the sweep would run, per experiment, without running it."""
+    from tcpeval.plan import plan, remaining_wall_s
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
     specs = expand(study, quick=args.quick, only=args.experiment)
-    stored: set[str] = set()
+    walls: dict[str, float] = {}
     if (out / "catalog.sqlite").exists():
         db = ResultsDB(out)
         try:
-            stored = db.done_keys()
+            walls = {k: db.wall_s(k) for k in db.done_keys()}
         finally:
             db.close()
+    plans = plan(specs, walls)
     print(f"{'experiment':<28} {'runs':>6} {'stored':>7} {'simulated s':>12}")
-    for name in dict.fromkeys(s.experiment for s in specs):
-        mine = [s for s in specs if s.experiment == name]
-        done = sum(s.key in stored for s in mine)
-        sim = sum(float(s.scenario["duration_s"]) for s in mine)
-        print(f"{name:<28} {len(mine):>6} {done:>7} {sim:>12,.0f}")
-    total = sum(float(s.scenario["duration_s"]) for s in specs)
-    done = sum(s.key in stored for s in specs)
-    print(f"{'total':<28} {len(specs):>6} {done:>7} {total:>12,.0f}")
+    for p in plans:
+        print(f"{p.name:<28} {p.runs:>6} {p.stored:>7} {p.simulated_s:>12,.0f}")
+    runs, stored = sum(p.runs for p in plans), sum(p.stored for p in plans)
+    print(f"{'total':<28} {runs:>6} {stored:>7} {sum(p.simulated_s for p in plans):>12,.0f}")
+    workers = args.workers or os.cpu_count() or 1
+    left = remaining_wall_s(plans, workers)
+    if stored < runs and left is not None:
+        minutes = round(left / 60)
+        print(
+            f"the {runs - stored} runs left: about {minutes // 60} h {minutes % 60:02d} min on {workers} "
+            "workers (from the stored runs' wall time per simulated second)"
+        )
     print(f"results directory: {out}")
     return 0
 

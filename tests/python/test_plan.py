@@ -1,0 +1,45 @@
+"""Sizing a sweep (--plan): runs, stored runs and the wall time left."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcpeval.plan import plan, remaining_wall_s
+from tcpeval.study import RunSpec
+
+
+def spec(experiment: str, key: str, duration_s: float) -> RunSpec:
+    return RunSpec(experiment, {}, 1, {"duration_s": duration_s}, key)
+
+
+SPECS = [
+    spec("a", "a1", 100),
+    spec("a", "a2", 100),
+    spec("b", "b1", 200),
+    spec("b", "b2", 200),
+    spec("c", "c1", 300),
+]
+
+
+def test_each_experiment_counts_its_runs_and_the_simulated_seconds_left() -> None:
+    plans = plan(SPECS, {"a1": 50.0, "b1": 20.0})
+    assert [(p.name, p.runs, p.stored, p.simulated_s, p.left_s) for p in plans] == [
+        ("a", 2, 1, 200.0, 100.0),
+        ("b", 2, 1, 400.0, 200.0),
+        ("c", 1, 0, 300.0, 300.0),
+    ]
+
+
+def test_wall_time_left_uses_each_experiments_own_speed_or_the_overall_one() -> None:
+    # a: 50 wall s per 100 simulated s; b: 20 per 200; c has no stored run
+    # and takes the overall (50 + 20) / (100 + 200). Left: 100 x 0.5 +
+    # 200 x 0.1 + 300 x 0.2333 = 140 wall s, on 2 workers 70 s.
+    plans = plan(SPECS, {"a1": 50.0, "b1": 20.0})
+    assert remaining_wall_s(plans, workers=2) == pytest.approx(70.0)
+    assert remaining_wall_s(plans, workers=1) == pytest.approx(140.0)
+
+
+def test_no_estimate_before_any_run_is_stored_and_none_left_when_all_are() -> None:
+    assert remaining_wall_s(plan(SPECS, {}), workers=2) is None
+    done = {s.key: 10.0 for s in SPECS}
+    assert remaining_wall_s(plan(SPECS, done), workers=2) == 0.0
