@@ -558,6 +558,8 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
         self.epoch_start = None;
+        // A slow-start exit found on this ACK is superseded by the loss.
+        self.pending_ssthresh = None;
         if let Some(hp) = self.hystart_pp.as_mut() {
             hp.finish();
         }
@@ -954,6 +956,21 @@ mod tests {
                                           // cwnd 1 -> 2 -> 4 -> 8 -> 16 -> 28 (32 capped at ssthresh).
         h.rounds(5);
         assert_eq!(h.tcb.cwnd, 28.0);
+    }
+
+    #[test]
+    fn a_loss_supersedes_a_slow_start_exit_not_yet_applied() {
+        // HyStart (or HyStart++) finds its exit in pkts_acked and applies it
+        // in the next cong_avoid; if the same ACK starts a recovery, the
+        // loss's ssthresh must stay after it, not the pre-loss cwnd.
+        let mut h = Harness::new(cubic(), 10.0, f64::INFINITY).with_rtt(Time::from_ms(100));
+        h.rounds(3);
+        assert_eq!(h.tcb.cwnd, 80.0);
+        h.cc.pending_ssthresh = Some(h.tcb.cwnd);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 56.0); // floor(80 x 0.7)
+        h.ack(1, Some(Time::from_ms(100)));
+        assert_eq!(h.tcb.ssthresh, 56.0);
     }
 
     #[test]

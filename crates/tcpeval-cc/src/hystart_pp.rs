@@ -20,8 +20,17 @@
 //! * CSS: `cwnd += min(acked, L) / CSS_GROWTH_DIVISOR` (kept as whole
 //!   packets with a credit of packets acked); after `N_RTT_SAMPLE` samples in
 //!   a round whose minimum fell below the baseline, the exit was spurious and
-//!   slow start resumes; once `CSS_ROUNDS` rounds have started in CSS,
-//!   congestion avoidance begins with `ssthresh = cwnd`.
+//!   slow start resumes; once `CSS_ROUNDS` rounds of CSS are complete (the
+//!   partial round in which CSS began counts as the first), congestion
+//!   avoidance begins with `ssthresh = cwnd`.
+//!
+//! Order within an ACK: the RTT test runs before the window grows (the
+//! algorithm sees the sample in `pkts_acked`, grows in `cong_avoid`), where
+//! the RFC grows first; so the ACK that enters CSS already grows at the CSS
+//! rate and the one that ends CSS at the slow-start rate, a difference of
+//! less than one ACK's growth (neqo orders it the same way). ECN is not
+//! modelled, and HyStart++ is not used to regrow the window after idle
+//! (an RFC MAY).
 //!
 //! A loss in slow start or CSS ends HyStart++ (the algorithm's loss response
 //! sets ssthresh). As the RFC advises, it runs only in the connection's
@@ -81,7 +90,7 @@ pub enum Phase {
     /// Standard slow start, watching for a delay increase.
     SlowStart,
     /// Conservative Slow Start since a round whose minimum RTT was `baseline`;
-    /// `rounds` rounds have started in CSS.
+    /// `rounds` rounds of CSS are complete (the partial round it began in counts).
     Css { baseline: Time, rounds: u32 },
     /// HyStart++ is over: congestion avoidance, or any later slow start.
     Done,
@@ -270,10 +279,10 @@ mod tests {
     }
 
     #[test]
-    fn css_ends_with_ssthresh_cwnd_when_its_fifth_round_starts() {
-        // RFC 9406: CSS rounds start when snd_una reaches the snd_nxt recorded
-        // at the previous round start; when CSS_ROUNDS = 5 have started,
-        // congestion avoidance begins with ssthresh = cwnd.
+    fn css_ends_with_ssthresh_cwnd_when_its_fifth_round_is_complete() {
+        // RFC 9406: a round ends when snd_una reaches the snd_nxt recorded at
+        // its start; when CSS_ROUNDS = 5 rounds of CSS are complete (the one
+        // CSS began in counts), congestion avoidance begins with ssthresh = cwnd.
         let (mut h, mut t) = start();
         let mut round_end = t.snd_nxt;
         for _ in 1..=9 {
