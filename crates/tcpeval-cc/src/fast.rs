@@ -254,7 +254,7 @@ pub struct Fast {
     last_update: Option<Time>,
     /// Window a paced increase is heading for, packets.
     pace_target: f64,
-    /// Increase per packet acked while pacing (0 = not pacing).
+    /// Increase per ACK while pacing (0 = not pacing).
     pace_step: f64,
     /// Paced increase not yet applied as whole packets (`growth = linux`).
     pace_credit: f64,
@@ -323,9 +323,11 @@ impl Fast {
         w
     }
 
-    /// Applies the paced increase due for `acked` packets.
-    fn pace(&mut self, tcb: &mut Tcb, acked: u32) {
-        let add = self.pace_step * f64::from(acked);
+    /// Applies one ACK's share of a paced increase: the step is the increase
+    /// over the ACKs expected in `update_interval`, so it is added per ACK,
+    /// whatever the ACK acknowledges (a delayed ACK counts once).
+    fn pace(&mut self, tcb: &mut Tcb) {
+        let add = self.pace_step;
         match self.params.growth {
             GrowthMode::Float => tcb.cwnd = (tcb.cwnd + add).min(self.pace_target),
             GrowthMode::Linux => {
@@ -435,7 +437,7 @@ impl CongestionControl for Fast {
             return;
         }
         if self.pace_step > 0.0 {
-            self.pace(tcb, ack.acked);
+            self.pace(tcb);
         }
     }
 
