@@ -7,7 +7,7 @@
 //! `backlog = cwnd * (avgRTT - minRTT) / avgRTT` packets:
 //!
 //! * `backlog < alpha` (fast mode, the path looks under-used): HighSpeed TCP
-//!   increase, `cwnd += a(cwnd) / cwnd` per packet acked (RFC 3649 `a(w)`);
+//!   increase, `cwnd += a(cwnd) / cwnd` per ACK (RFC 3649 `a(w)`);
 //! * otherwise (slow mode, a queue is building): Reno, `cwnd += 1 / cwnd`.
 //!
 //! On a loss `ssthresh = cwnd * (1 - b(cwnd))` with the HighSpeed `b(w)`
@@ -28,6 +28,12 @@
 //! * HighSpeed decrease on loss (`decrease = "hstcp"`): confirmed in
 //!   `tcp_china.c` (`ssthresh = cwnd - cwnd * md / 256`). The paper's wording
 //!   is ambiguous, so halving is offered as `decrease = "half"`.
+//! * The fast-mode increase is counted once per ACK (`per_ack_increase`,
+//!   default on): the Linux port adds `ai + 1` to its counter per call of
+//!   `cong_avoid`, whatever the ACK acknowledges, as `tcp_highspeed.c` does
+//!   (spec sections 1.2 and 4), so with delayed ACKs it grows half as fast as
+//!   the per-packet rule, which `per_ack_increase = false` gives. Slow
+//!   (Reno) mode counts packets, as the kernel's Reno does.
 //! * `a(w)`, `b(w)` use the RFC 3649 formulas ([`crate::common::hstcp_a`]),
 //!   not the Linux 72-row table; the two differ by at most 1 packet/RTT in
 //!   `a(w)` (spec section 4 pitfall). Up to `low_window` (38) `a = 1` and
@@ -78,6 +84,9 @@ pub struct AfricaParams {
     pub high_decrease: f64,
     /// Integer window with a counter (Linux) or floating point (ns-2).
     pub growth: GrowthMode,
+    /// Fast-mode increase counted once per ACK, as the Linux port does (on);
+    /// off counts every packet acked.
+    pub per_ack_increase: bool,
 }
 
 impl Default for AfricaParams {
@@ -93,6 +102,7 @@ impl Default for AfricaParams {
             high_p: hs.high_p,
             high_decrease: hs.high_decrease,
             growth: GrowthMode::Linux,
+            per_ack_increase: true,
         }
     }
 }
@@ -146,6 +156,10 @@ impl ParamSet for AfricaParams {
         ParamDoc {
             name: "growth",
             doc: "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)",
+        },
+        ParamDoc {
+            name: "per_ack_increase",
+            doc: "fast-mode increase a(w)/w once per ACK, whatever it acks (Linux port, on); off: per packet acked",
         },
     ];
     fn validate(&self) -> Result<(), ParamError> {
@@ -233,12 +247,17 @@ impl CongestionControl for Africa {
         }
         let cwnd = tcb.cwnd;
         // Packets per +1: cwnd / a(cwnd) in fast mode, cwnd in slow mode.
-        let w = if self.fast_mode(cwnd) {
-            cwnd / hstcp_a(cwnd, &self.hs)
+        let (w, counted) = if self.fast_mode(cwnd) {
+            let counted = if self.params.per_ack_increase {
+                1
+            } else {
+                acked
+            };
+            (cwnd / hstcp_a(cwnd, &self.hs), counted)
         } else {
-            cwnd
+            (cwnd, acked)
         };
-        additive_increase(tcb, self.params.growth, w, acked);
+        additive_increase(tcb, self.params.growth, w, counted);
     }
 }
 
@@ -316,6 +335,27 @@ mod tests {
         // a(1000) ~ 7.9 packets per RTT, far above Reno's 1.
         assert!((h.tcb.cwnd - 1000.0 - hstcp_a(1000.0, &hs)).abs() < 0.05);
         assert!(hstcp_a(1000.0, &hs) > 7.5);
+    }
+
+    #[test]
+    fn fast_mode_counts_each_ack_once_unless_told_to_count_packets() {
+        // Linux port (per_ack_increase, default): a(w)/w per ACK, so with an
+        // ACK every 2 packets one RTT of 1000 packets adds about a(w)/2;
+        // per_ack_increase = false adds a(w)/w per packet, about a(w).
+        let hs = Hstcp::RFC3649;
+        for (per_ack, step) in [(true, 1.0), (false, 2.0)] {
+            let p = AfricaParams {
+                growth: GrowthMode::Float,
+                per_ack_increase: per_ack,
+                ..AfricaParams::default()
+            };
+            let mut h = Harness::new(Africa::new(p), 1000.0, 10.0)
+                .with_rtt(Time::from_ms(50))
+                .with_delayed_ack(2);
+            h.round();
+            let expected = (0..500).fold(1000.0, |c: f64, _| c + step * hstcp_a(c, &hs) / c);
+            assert!((h.tcb.cwnd - expected).abs() < 1e-9, "per_ack {per_ack}");
+        }
     }
 
     #[test]
