@@ -30,8 +30,9 @@
 //!   baseRTT) / avgRTT` lies in `[alpha, beta)`; with `beta = alpha` (the
 //!   default, `beta: null`) the band is empty.
 //! * Multiplicative increase: while `avgRTT - baseRTT < mi_threshold` every
-//!   ACK adds the packets it acknowledges (slow-start-like) and the timer
-//!   updates are suspended. Before the first RTT sample FAST is in this mode.
+//!   ACK adds one packet (ns-2 `fast_cc`; slow-start-like: x2 per RTT with an
+//!   ACK per packet, x1.5 with delayed ACKs) and the timer updates are
+//!   suspended. Before the first RTT sample FAST is in this mode.
 //! * Pacing (ns-2, when `baseRTT >= pace_min_base_rtt`): an increase is not
 //!   applied at the tick but spread evenly over the ACKs expected in the next
 //!   `update_interval` (`acks in the last RTT period * update_interval /
@@ -431,7 +432,8 @@ impl CongestionControl for Fast {
             return;
         }
         if self.in_mi_mode() {
-            tcb.cwnd = (tcb.cwnd + f64::from(ack.acked)).min(tcb.cwnd_clamp);
+            // ns-2 fast_cc: +1 per ACK, whatever the ACK acknowledges.
+            tcb.cwnd = (tcb.cwnd + 1.0).min(tcb.cwnd_clamp);
             self.last_update = Some(tcb.now);
             self.pace_step = 0.0;
             return;
@@ -633,6 +635,20 @@ mod tests {
             h.round();
             assert_eq!(h.tcb.cwnd, 10.0 * 2f64.powi(n));
         }
+    }
+
+    #[test]
+    fn multiplicative_increase_adds_one_per_ack_whatever_it_acknowledges() {
+        // spec 8 / ns-2 fast_cc: cwnd += 1 per ACK. With an ACK every two
+        // packets the round of 10 has 5 ACKs (10 -> 15) and the round of 15
+        // has 8 (seven of 2 packets, one of 1): 15 -> 23.
+        let mut h = Harness::new(fast(FastParams::default()), 10.0, UNLIMITED)
+            .with_rtt(BASE)
+            .with_delayed_ack(2);
+        h.round();
+        assert_eq!(h.tcb.cwnd, 15.0);
+        h.round();
+        assert_eq!(h.tcb.cwnd, 23.0);
     }
 
     #[test]
