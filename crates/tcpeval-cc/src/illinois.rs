@@ -404,12 +404,16 @@ impl CongestionControl for Illinois {
             self.cnt_rtt += 1;
             self.sum_rtt += self.rtt_units(rtt);
         }
+        // Linux runs update_params at the top of cong_avoid, before its
+        // cwnd-limited test; the sender here calls cong_avoid only when
+        // cwnd-limited, so the once-per-RTT update lives here, after this
+        // ACK's sample, and an application-limited flow still updates.
+        if tcb.ca_state == CaState::Open && tcb.snd_una > self.end_seq {
+            self.update_params(tcb);
+        }
     }
 
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo) {
-        if tcb.ca_state == CaState::Open && ack.ack_seq > self.end_seq {
-            self.update_params(tcb);
-        }
         if tcb.in_slow_start() {
             slow_start(tcb, ack.acked);
             return;
@@ -529,6 +533,40 @@ mod tests {
         let h = after_delay(Time::from_ms(105));
         assert_eq!(h.cc.beta(), 0.125);
         assert!(h.cc.alpha() < 10.0);
+    }
+
+    #[test]
+    fn an_application_limited_flow_still_updates_once_per_rtt() {
+        // Linux updates alpha and beta before its cwnd-limited test, so a
+        // flow whose sender skips cong_avoid (not cwnd-limited) still tracks
+        // the delay: the same rounds as alpha_and_beta_follow_..., with only
+        // pkts_acked called, give alpha = alpha_min at da = 100 ms.
+        let mut h = Harness::new(illinois(), 100.0, 50.0);
+        for rtt in [
+            BASE,
+            BASE,
+            Time::from_ms(200),
+            Time::from_ms(200),
+            Time::from_ms(200),
+        ] {
+            h.tcb.snd_nxt = h.tcb.snd_una + 100;
+            for _ in 0..100 {
+                h.tcb.snd_una += 1;
+                h.cc.pkts_acked(
+                    &h.tcb,
+                    &AckSample {
+                        acked: 1,
+                        rtt: Some(rtt),
+                    },
+                );
+            }
+        }
+        h.tcb.snd_una += 1;
+        let rtt = Some(Time::from_ms(200));
+        h.cc.pkts_acked(&h.tcb, &AckSample { acked: 1, rtt });
+        assert_eq!(h.cc.alpha(), 38.0 / 128.0);
+        assert_eq!(h.cc.beta(), 0.5);
+        assert_eq!(h.tcb.cwnd, 100.0);
     }
 
     #[test]
