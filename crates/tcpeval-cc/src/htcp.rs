@@ -12,6 +12,11 @@
 //!   clamped to [0.1, 2];
 //! * `alpha = 2 (1 - beta) α_H` (1 if that is 0).
 //!
+//! `growth = "linux"` (default) keeps Linux's integer window: a packet is
+//! added once `cwnd_cnt · alpha >= cwnd`, and alpha is recomputed then;
+//! `growth = "float"` adds `alpha / cwnd` per packet with alpha recomputed
+//! on every ACK (spec 1.2).
+//!
 //! With `integer_alpha` (default, Linux) `α_H` is floored before and after
 //! the RTT scaling, as the kernel's integer arithmetic does (Δ = 2 s gives
 //! 11, not 11.25). The backoff on a loss is adaptive:
@@ -61,7 +66,7 @@
 //! backoff leaves more than 20 ms of queue, maxRTT never learns the queue,
 //! stays at minRTT, and the backoff is the gentlest, `beta_max`.
 
-use crate::common::{floor_product, slow_start};
+use crate::common::{floor_product, slow_start, GrowthMode};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -105,6 +110,9 @@ pub struct HtcpParams {
     /// Congestion-avoidance credit from the packets each ACK covers (Linux)
     /// rather than from the sender's counting mode.
     pub delack_compensation: bool,
+    /// Integer window with a counter (Linux) or floating point
+    /// (`cwnd += alpha / cwnd` per packet, alpha recomputed on every ACK).
+    pub growth: GrowthMode,
 }
 
 impl Default for HtcpParams {
@@ -127,6 +135,7 @@ impl Default for HtcpParams {
             max_rtt_aging: 0.95,
             bw_reset_rtts: 3,
             delack_compensation: true,
+            growth: GrowthMode::Linux,
         }
     }
 }
@@ -201,6 +210,10 @@ impl ParamSet for HtcpParams {
             name: "delack_compensation",
             doc:
                 "CA credit = packets per ACK from pkts_acked as Linux (true) or the sender's acked",
+        },
+        ParamDoc {
+            name: "growth",
+            doc: "window arithmetic: \"linux\" (integer + counter, alpha recomputed at each +1) or \"float\" (alpha/cwnd per packet)",
         },
     ];
     fn validate(&self) -> Result<(), ParamError> {
@@ -411,6 +424,12 @@ impl CongestionControl for Htcp {
         } else {
             ack.acked
         };
+        if self.params.growth == GrowthMode::Float {
+            self.alpha_update(tcb.now);
+            tcb.cwnd = (tcb.cwnd + self.alpha * f64::from(credit) / tcb.cwnd).min(tcb.cwnd_clamp);
+            self.pkts_acked = 1;
+            return;
+        }
         if (f64::from(tcb.cwnd_cnt) * self.alpha).floor() >= tcb.cwnd {
             if tcb.cwnd < tcb.cwnd_clamp {
                 tcb.cwnd += 1.0;
@@ -471,6 +490,28 @@ mod tests {
 
     fn htcp() -> Htcp {
         Htcp::new(HtcpParams::default())
+    }
+
+    #[test]
+    fn float_growth_adds_alpha_over_cwnd_per_packet() {
+        // spec 5 / 1.2 float form: cwnd += alpha/cwnd per packet. Within
+        // Delta_L of the start alpha_H = 1 and alpha = 2 (1 - 0.5) = 1: one
+        // round of 100 packets adds sum 1/c, about 1 packet.
+        let p = HtcpParams {
+            growth: GrowthMode::Float,
+            ..HtcpParams::default()
+        };
+        let mut h = Harness::new(Htcp::new(p), 100.0, 50.0).with_rtt(Time::from_ms(100));
+        h.round();
+        let expected = (0..100).fold(100.0, |c: f64, _| c + 1.0 / c);
+        assert!((h.tcb.cwnd - expected).abs() < 1e-9, "{}", h.tcb.cwnd);
+        // Later alpha grows with the time since the last congestion event.
+        for _ in 0..30 {
+            h.round();
+        }
+        let before = h.tcb.cwnd;
+        h.round();
+        assert!(h.tcb.cwnd - before > 2.0, "{}", h.tcb.cwnd - before);
     }
 
     /// alpha at `delta` seconds after the last congestion event, with the
