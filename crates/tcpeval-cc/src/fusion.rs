@@ -347,8 +347,11 @@ impl CongestionControl for Fusion {
         if self.round.round_ended(ack.ack_seq) {
             self.bwe.end_round(tcb, self.params.bwe_gain);
             if self.params.decision == FusionDecision::PerRtt && !tcb.in_slow_start() {
-                if let Some((rtt, base)) = self.round.sampled(self.params.min_rtt_samples) {
-                    self.decide(tcb.cwnd, rtt, base, tcb.mss);
+                match self.round.sampled(self.params.min_rtt_samples) {
+                    Some((rtt, base)) => self.decide(tcb.cwnd, rtt, base, tcb.mss),
+                    // No measurement this RTT: no delay-based step, only the
+                    // Reno floor (as Vegas falls back to Reno).
+                    None => self.phase = Phase::Hold,
                 }
             }
             self.round.next_round(tcb);
@@ -433,6 +436,22 @@ mod tests {
             // The filtered rate lags the growing window: below cwnd/10, not far.
             assert!(w_inc < 0.1 * h.tcb.cwnd && w_inc > 0.05 * before, "{w_inc}");
         }
+    }
+
+    #[test]
+    fn a_round_without_enough_rtt_samples_takes_no_delay_based_step() {
+        // spec 14: one decision per RTT from that RTT's measurement. After
+        // rounds that decided Increase, a round whose ACKs carry no RTT
+        // sample leaves only the Reno floor, not the old increase.
+        let mut h = Harness::new(fusion(), 1000.0, 100.0).with_rtt(ms(10));
+        h.rounds(4);
+        assert!(matches!(h.cc.phase, Phase::Increase(_)));
+        let w = h.tcb.cwnd as u32;
+        h.tcb.snd_nxt = h.tcb.snd_una + u64::from(w);
+        for _ in 0..=w {
+            h.ack(1, None);
+        }
+        assert_eq!(h.cc.phase, Phase::Hold);
     }
 
     #[test]
