@@ -72,7 +72,7 @@
 //! * Not reproduced: Andrew's port also pacing the `dwnd` increase over the
 //!   next RTT and splitting a backoff proportionally between components.
 
-use crate::common::{additive_increase, GrowthMode, RttRound};
+use crate::common::{additive_increase, slow_start, GrowthMode, RttRound};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -397,10 +397,11 @@ impl CongestionControl for Compound {
         self.sync(tcb);
         let mut acked = ack.acked;
         if self.cwnd_l < tcb.ssthresh {
-            // Slow start of the loss window: +1 per packet up to ssthresh.
-            let used = f64::from(acked).min((tcb.ssthresh - self.cwnd_l).ceil());
-            self.cwnd_l = (self.cwnd_l + used).min(tcb.ssthresh);
-            acked -= used as u32;
+            // Slow start of the loss window (+1 per packet up to ssthresh, or
+            // RFC 3742 above max_ssthresh): the shared rule, run on cwnd_l.
+            tcb.cwnd = self.cwnd_l;
+            acked = slow_start(tcb, acked);
+            self.cwnd_l = tcb.cwnd;
             tcb.cwnd = self.cwnd_l + self.dwnd;
         }
         if acked > 0 {
@@ -422,6 +423,7 @@ impl CongestionControl for Compound {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reno::{Reno, RenoParams};
     use crate::testing::Harness;
     use crate::UNLIMITED;
 
@@ -598,6 +600,28 @@ mod tests {
         h.rounds(3);
         assert!(h.cc.dwnd > 0.0);
         assert_eq!(h.tcb.cwnd, h.cc.cwnd_l + h.cc.dwnd);
+    }
+
+    #[test]
+    fn slow_start_of_the_loss_window_honours_limited_slow_start() {
+        // spec 1.6 (RFC 3742) is a sender option every algorithm's slow start
+        // follows: above max_ssthresh = 100 the loss window grows as Reno's
+        // does under the same option (dwnd stays 0 in slow start).
+        let mut c = Harness::new(ctcp(), 200.0, UNLIMITED)
+            .with_rtt(ms(100))
+            .with_lss(100);
+        let mut r = Harness::new(Reno::new(RenoParams::default()), 200.0, UNLIMITED)
+            .with_rtt(ms(100))
+            .with_lss(100);
+        for _ in 0..3 {
+            c.round();
+            r.round();
+            assert_eq!(c.tcb.cwnd, r.tcb.cwnd);
+            assert_eq!(c.cc.cwnd_l, c.tcb.cwnd);
+        }
+        // RFC 3742: about max_ssthresh/2 = 50 per RTT here (K = 4, then 5),
+        // where plain slow start would have doubled to 1600.
+        assert!((340.0..=350.0).contains(&c.tcb.cwnd), "{}", c.tcb.cwnd);
     }
 
     #[test]
