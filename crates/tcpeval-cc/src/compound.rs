@@ -65,7 +65,9 @@
 //! * Gamma auto-tuning (draft-sridharan-tcpm-ctcp; L. Andrew's port, Dec.
 //!   2007): per RTT `diff_reno = cwnd_l (RTT - baseRTT) / RTT`; at each loss
 //!   `gamma += lambda (3/4 diff_reno - gamma)`, clamped to
-//!   `[gamma_min, gamma_max] = [5, 30]`, then wait for a fresh `diff_reno`.
+//!   `[gamma_min, gamma_max] = [5, 30]`, then wait for a fresh `diff_reno`
+//!   (one from a round where the delay component acts: not in slow start,
+//!   not below `low_window`; forgotten after idle).
 //!   Off by default. `lambda = 1/2` follows the spec; Andrew's release 1.1
 //!   changelog records a change of lambda from 1/2 to 1/4 (and the spec
 //!   notes an ns-3 fork with 0.8) -- set `gamma_lambda` to reproduce those.
@@ -325,12 +327,18 @@ impl Compound {
         let win = tcb.cwnd;
         let queued_fraction = rtt.saturating_sub(base).ps() as f64 / rtt.ps() as f64;
         let diff = win * queued_fraction;
-        self.diff_reno = Some(self.cwnd_l * queued_fraction);
         if win < p.low_window {
             self.dwnd = 0.0;
-        } else if self.cwnd_l < tcb.ssthresh && !p.dwnd_in_slow_start {
+            return;
+        }
+        if self.cwnd_l < tcb.ssthresh && !p.dwnd_in_slow_start {
             // Paper: the delay component only acts in congestion avoidance.
-        } else if diff < self.gamma {
+            return;
+        }
+        // gamma tuning learns only from rounds where the delay component
+        // acts (Andrew's port), never from a slow-start round's backlog.
+        self.diff_reno = Some(self.cwnd_l * queued_fraction);
+        if diff < self.gamma {
             let step = self.int(p.alpha * win.powf(p.k)) - 1.0;
             self.dwnd += step.max(0.0);
         } else {
@@ -385,9 +393,11 @@ impl CongestionControl for Compound {
             CwndEvent::CompleteCwr => self.sync(tcb),
             CwndEvent::TxStart | CwndEvent::CwndRestart => {
                 // Fresh samples before the next decision; baseRTT is kept
-                // (Andrew's port, as the CTCP specification asks).
+                // (Andrew's port, as the CTCP specification asks), and
+                // gamma tuning waits for a fresh diff_reno.
                 self.sync(tcb);
                 self.round.enable(tcb);
+                self.diff_reno = None;
             }
             CwndEvent::Loss => {}
         }
@@ -622,6 +632,32 @@ mod tests {
         // RFC 3742: about max_ssthresh/2 = 50 per RTT here (K = 4, then 5),
         // where plain slow start would have doubled to 1600.
         assert!((340.0..=350.0).contains(&c.tcb.cwnd), "{}", c.tcb.cwnd);
+    }
+
+    #[test]
+    fn gamma_tuning_ignores_slow_start_rounds_and_idle() {
+        // Andrew's port: diff_reno only from rounds where dwnd acts, and a
+        // restart after idle waits for a fresh one. A round at 101 ms over
+        // 100 ms would pull gamma from 30 towards 3/4 x 500/101 = 3.7.
+        let p = CompoundParams {
+            gamma_tuning: true,
+            ..CompoundParams::default()
+        };
+        let (mut c, mut t) = with_components(p.clone(), 500.0, 0.0);
+        t.ssthresh = 1e9; // slow start: a backlog seen now must not tune gamma
+        c.update_dwnd(&t, ms(101), ms(100));
+        t.ssthresh = 2.0;
+        c.ssthresh(&t);
+        assert_eq!(c.gamma, 30.0);
+        let (mut c, mut t) = with_components(p, 500.0, 0.0);
+        c.update_dwnd(&t, ms(101), ms(100));
+        c.cwnd_event(&mut t, CwndEvent::TxStart);
+        c.ssthresh(&t);
+        assert_eq!(c.gamma, 30.0);
+        // In congestion avoidance without idle the same round does tune it.
+        c.update_dwnd(&t, ms(101), ms(100));
+        c.ssthresh(&t);
+        assert!(c.gamma < 20.0, "{}", c.gamma);
     }
 
     #[test]
