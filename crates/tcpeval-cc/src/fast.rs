@@ -719,6 +719,33 @@ mod tests {
     }
 
     #[test]
+    fn a_paced_increase_is_spread_over_the_acks_not_the_packets() {
+        // With an ACK every 2 packets the 100-packet RTT brings 50 ACKs, so
+        // the +10 of the tick is spread over 50 x 0.2/0.1 = 100 ACKs: half of
+        // it in the next RTT, all of it in two (it used to count packets and
+        // finish in one RTT, half the interval).
+        let p = FastParams {
+            update_interval: 0.2,
+            every_other_rtt: false,
+            pace_increases: true,
+            ..plain()
+        };
+        let mut h = Harness::new(fast(p), 100.0, UNLIMITED)
+            .with_rtt(BASE)
+            .with_delayed_ack(2);
+        h.rounds(2);
+        let start = h.tcb.cwnd;
+        h.round();
+        assert!(
+            (h.tcb.cwnd - start - 5.0).abs() < 0.1,
+            "{start} -> {}",
+            h.tcb.cwnd
+        );
+        h.round();
+        assert_eq!(h.tcb.cwnd, 110.0);
+    }
+
+    #[test]
     fn linux_growth_keeps_the_window_whole() {
         // ns-2 high_accuracy_cwnd_ 1: integer targets, fractions carried.
         let p = FastParams {
