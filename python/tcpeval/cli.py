@@ -258,6 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"tcpeval: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # The finished runs are stored; runs in progress are abandoned rather
+        # than waited for (a worker thread cannot stop a simulation midway).
+        print("\ntcpeval: interrupted; finished runs are stored, the same command resumes", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 if __name__ == "__main__":

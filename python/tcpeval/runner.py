@@ -22,6 +22,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,10 +123,16 @@ class SweepSummary:
 
 
 def _local(jobs: list[Callable[[], RunRecord]], workers: int) -> Iterator[RunRecord]:
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    """Runs ``jobs`` on a pool of ``workers`` threads, yielding each record as
+    it finishes. Closing the generator early (Ctrl-C, an error) cancels the
+    jobs not started, so an interrupted sweep stops instead of running on."""
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         futures: list[Future[RunRecord]] = [pool.submit(j) for j in jobs]
         for f in as_completed(futures):
             yield f.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _dask(calls: list[tuple[Any, ...]], scheduler: str) -> Iterator[RunRecord]:
@@ -183,7 +190,7 @@ def run_study(
         else:
             n = workers or os.cpu_count() or 1
             stream = _local([lambda c=c: execute(*c) for c in calls], n)
-        with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
+        with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar, closing(stream):
             for rec in stream:
                 db.record(rec)
                 if rec.status == "ok":

@@ -255,3 +255,25 @@ def test_dask_cluster_gives_the_same_numbers_as_the_local_pool(tmp_path) -> None
     b = results(tmp_path / "dask")[cols].sort_values("key").reset_index(drop=True)
     assert len(a) == 2
     assert a.equals(b)
+
+
+def test_closing_the_local_pool_cancels_the_runs_not_started() -> None:
+    # Ctrl-C or an error in the sweep closes the stream of records: the runs
+    # still queued must not start (they used to run on, unrecorded).
+    import threading
+    import time
+
+    started: list[int] = []
+    lock = threading.Lock()
+
+    def job(i: int) -> int:
+        with lock:
+            started.append(i)
+        time.sleep(0.2)
+        return i
+
+    stream = runner._local([lambda i=i: job(i) for i in range(40)], 2)
+    next(stream)
+    stream.close()
+    time.sleep(1.0)
+    assert len(started) <= 4, started
