@@ -188,10 +188,10 @@ impl CubicParams {
         }
     }
 
+    /// HyStart's delay threshold, `clamp(delay_min / divisor, min, max)`:
+    /// the same formula as HyStart++'s RttThresh, on the same parameters.
     fn delay_threshold(&self, delay_min: Time) -> Time {
-        let lo = Time::from_secs_f64(self.hystart_delay_min_ms / 1e3);
-        let hi = Time::from_secs_f64(self.hystart_delay_max_ms / 1e3);
-        Time::from_ps(delay_min.ps() / u64::from(self.hystart_delay_divisor)).clamp(lo, hi)
+        self.hystart_pp_config().rtt_thresh(delay_min)
     }
 }
 
