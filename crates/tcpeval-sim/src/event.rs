@@ -28,6 +28,9 @@ pub enum TimerKind {
 pub enum Event {
     /// The head packet of a link's in-flight FIFO reaches the far end.
     LinkDelivery(LinkId),
+    /// A folded link's drop, decided ahead of time, happens (index into
+    /// the world's pending drops).
+    LateDrop(u32),
     /// A flow timer; stale if `generation` no longer matches the flow's.
     Timer {
         flow: FlowId,

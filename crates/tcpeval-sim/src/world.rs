@@ -2,7 +2,11 @@
 //!
 //! Packets live in link FIFOs; the heap holds one delivery event per busy
 //! link, the flows' lazily cancelled timers, flow starts/stops, traffic
-//! arrivals and the probe samplers. A run is single-threaded and
+//! arrivals and the probe samplers. A link fed by exactly one other link
+//! (a receiver's access link behind the bottleneck, a sender's behind the
+//! reverse bottleneck) is folded into it (see `net::link`): a packet bound
+//! for it is offered to it as soon as the feeding link accepts it, so the
+//! feeding link spends no delivery event on it. A run is single-threaded and
 //! deterministic: the same scenario and seed give bit-identical results.
 //!
 //! Flows live in slots. The first slots hold the scenario's flows and the
@@ -152,6 +156,10 @@ pub struct World {
     class_series: ClassSeries,
     transfers: Transfers,
     scratch: Vec<Packet>,
+    /// Drops decided by folded links ahead of time and not yet happened:
+    /// link, packet, random loss (else a full buffer). Slots are reused.
+    late_drops: Vec<Option<(LinkId, Packet, bool)>>,
+    free_late_drops: Vec<u32>,
 }
 
 fn ms(v: f64) -> Time {
@@ -301,6 +309,7 @@ impl World {
             .iter()
             .map(|g| (add_route(&g.fwd), add_route(&g.rev), net.base_rtt(g)))
             .collect();
+        fold_links(&mut links, &routes, &monitored);
         let mut udp_flows = Vec::with_capacity(plan.udp.len());
         for (u, src) in plan.udp.iter().enumerate() {
             let (fwd, rev, _) = groups[src.group];
@@ -362,6 +371,8 @@ impl World {
             class_series: ClassSeries::default(),
             transfers: Transfers::default(),
             scratch: Vec::with_capacity(64),
+            late_drops: Vec::new(),
+            free_late_drops: Vec::new(),
         })
     }
 
@@ -397,6 +408,18 @@ impl World {
                 }
             }
         }
+    }
+
+    /// The same world with no link folded, every link spending a delivery
+    /// event per packet; call before running. Its results are the folded
+    /// world's (only events scheduled for the same picosecond may run in
+    /// another order): a check on the folding.
+    pub fn unfolded(mut self) -> World {
+        debug_assert_eq!(self.events.processed(), 0);
+        for link in &mut self.links {
+            link.set_folded(false);
+        }
+        self
     }
 
     /// Current simulated time.
@@ -443,6 +466,7 @@ impl World {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::LinkDelivery(l) => self.on_delivery(l),
+            Event::LateDrop(i) => self.on_late_drop(i),
             Event::Timer {
                 flow,
                 kind,
@@ -499,25 +523,68 @@ impl World {
         }
     }
 
-    fn offer(&mut self, l: LinkId, pkt: Packet) {
-        match self.links[l as usize].offer(pkt, self.now) {
-            Offer::Accepted { arrival, was_empty } => {
-                if was_empty {
+    /// Offers `pkt`, on its way along its route, to link `l` at time `t`
+    /// (the world's clock, or ahead of it for a folded link). A packet
+    /// bound next for a folded link goes on to it at once.
+    fn offer(&mut self, l: LinkId, mut pkt: Packet, t: Time) {
+        let fl = &self.flows[pkt.flow as usize];
+        let route = &self.routes[if pkt.is_data() { fl.fwd } else { fl.rev } as usize];
+        let folded_next = route
+            .get(usize::from(pkt.hop) + 1)
+            .copied()
+            .filter(|&n| self.links[n as usize].is_folded());
+        let link = &mut self.links[l as usize];
+        match link.offer(pkt, t, folded_next.is_none()) {
+            Offer::Accepted { arrival, schedule } => {
+                if let Some(n) = folded_next {
+                    pkt.hop += 1;
+                    self.offer(n, pkt, arrival);
+                } else if schedule {
                     self.events.push(arrival, Event::LinkDelivery(l));
                 }
             }
-            Offer::Dropped | Offer::Lost => {
-                let f = &mut self.flows[pkt.flow as usize];
-                if pkt.is_data() {
-                    f.data_dropped += 1;
-                    f.first_loss.get_or_insert(self.now);
-                    self.class_counters[f.class as usize].dropped += 1;
+            o @ (Offer::Dropped | Offer::Lost) => {
+                if link.is_folded() {
+                    let drop = Some((l, pkt, o == Offer::Lost));
+                    let i = match self.free_late_drops.pop() {
+                        Some(i) => {
+                            self.late_drops[i as usize] = drop;
+                            i
+                        }
+                        None => {
+                            self.late_drops.push(drop);
+                            (self.late_drops.len() - 1) as u32
+                        }
+                    };
+                    self.events.push(t, Event::LateDrop(i));
                 } else {
-                    f.acks_dropped += 1;
+                    self.packet_dropped(pkt);
                 }
-                self.packet_gone(pkt.flow);
             }
         }
+    }
+
+    /// A folded link's drop happens now.
+    fn on_late_drop(&mut self, i: u32) {
+        let (l, pkt, lost) = self.late_drops[i as usize]
+            .take()
+            .expect("a pending drop fires once");
+        self.free_late_drops.push(i);
+        self.links[l as usize].count_drop(lost);
+        self.packet_dropped(pkt);
+    }
+
+    /// Counts the drop of `pkt`, now, against its flow and class.
+    fn packet_dropped(&mut self, pkt: Packet) {
+        let f = &mut self.flows[pkt.flow as usize];
+        if pkt.is_data() {
+            f.data_dropped += 1;
+            f.first_loss.get_or_insert(self.now);
+            self.class_counters[f.class as usize].dropped += 1;
+        } else {
+            f.acks_dropped += 1;
+        }
+        self.packet_gone(pkt.flow);
     }
 
     /// Sends the packets an endpoint of TCP flow `f` produced and pushes the
@@ -541,7 +608,7 @@ impl World {
             } else {
                 first_rev
             };
-            self.offer(l, pkt);
+            self.offer(l, pkt, self.now);
         }
         let Ends::Tcp { sender, receiver } = &mut self.flows[f as usize].ends else {
             return;
@@ -577,7 +644,7 @@ impl World {
         if hop < route.len() {
             let next_link = route[hop];
             pkt.hop = hop as u16;
-            self.offer(next_link, pkt);
+            self.offer(next_link, pkt, self.now);
             return;
         }
         if !pkt.is_data() && fl.ack_delay > Time::ZERO {
@@ -811,6 +878,7 @@ impl World {
                 hop: 0,
                 payload: Payload::Data { seq },
             },
+            self.now,
         );
     }
 
@@ -847,8 +915,9 @@ impl World {
                     s.link.push(l);
                     s.qlen.push(link.waiting());
                     s.qbytes.push(link.waiting_bytes());
-                    s.departed_bytes.push(link.counters.bytes_departed);
-                    s.drops.push(link.counters.drops);
+                    let c = link.counters_at(self.now);
+                    s.departed_bytes.push(c.bytes_departed);
+                    s.drops.push(c.drops);
                 }
             }
             SampleKind::Classes => {
@@ -883,6 +952,12 @@ impl World {
                 if p.is_data() {
                     in_transit[p.flow as usize] += 1;
                 }
+            }
+        }
+        // A drop still ahead has not happened: the packet is on its way.
+        for (_, p, _) in self.late_drops.iter().flatten() {
+            if p.is_data() {
+                in_transit[p.flow as usize] += 1;
             }
         }
         for (fl, &n) in self.flows.iter().zip(&in_transit) {
@@ -937,7 +1012,7 @@ impl World {
                     BufferLimit::Packets(_) => None,
                 },
                 monitored: self.monitored.contains(&(j as LinkId)),
-                counters: l.counters,
+                counters: l.counters_at(self.now),
             })
             .collect();
         let classes = self
@@ -956,6 +1031,41 @@ impl World {
             classes,
             flows,
             links,
+        }
+    }
+}
+
+/// Folds every link fed by exactly one other link and by no host (see
+/// `net::link`), unless it is probed. Folding never chains: a folded link's
+/// feeder is not folded, nor is a link feeding a folded one, because only
+/// an unfolded link offers at the world's clock.
+fn fold_links(links: &mut [Link], routes: &[Vec<LinkId>], monitored: &[LinkId]) {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Feed {
+        Nothing,
+        Link(LinkId),
+        Several,
+    }
+    let mut feed = vec![Feed::Nothing; links.len()];
+    for route in routes {
+        for (i, &l) in route.iter().enumerate() {
+            let by = if i == 0 { None } else { Some(route[i - 1]) };
+            let f = &mut feed[l as usize];
+            *f = match (*f, by) {
+                (Feed::Nothing, Some(k)) => Feed::Link(k),
+                (Feed::Link(k), Some(j)) if j == k => Feed::Link(k),
+                _ => Feed::Several,
+            };
+        }
+    }
+    let mut feeds_folded = vec![false; links.len()];
+    for l in 0..links.len() {
+        if let Feed::Link(k) = feed[l] {
+            let k = k as usize;
+            if !monitored.contains(&(l as LinkId)) && !links[k].is_folded() && !feeds_folded[l] {
+                links[l].set_folded(true);
+                feeds_folded[k] = true;
+            }
         }
     }
 }

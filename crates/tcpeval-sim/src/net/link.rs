@@ -3,12 +3,13 @@
 //!
 //! The link needs no event of its own per packet. When a packet arrives at
 //! time `t`, its end of serialization is `d = max(t, previous d) + size/rate`
-//! and it reaches the far end at `d + delay`. Accepted packets stay in one
-//! FIFO (queued, in service, or propagating) in order of `d`, and so in
-//! order of arrival at the far end: the world keeps a single pending event
-//! per link, for the head of this FIFO. The queue a new packet finds is the
-//! set of FIFO entries whose serialization has not ended by `t`; a drop is
-//! decided on arrival.
+//! and it reaches the far end at `d + delay`. The link keeps two FIFOs: the
+//! packets whose serialization has not ended (the queue a new packet finds,
+//! so a drop is decided on arrival), and the packets waiting for their
+//! delivery event at the far end, in order of `d` and so of arrival there:
+//! the world keeps a single pending event per link, for the head of that
+//! FIFO. A packet the world passes on at once (see "Folded links") is not
+//! kept for delivery.
 //!
 //! Queue length convention (as ns-2's DropTail): the buffer limit counts the
 //! packets waiting, not the one being serialized. A link with a buffer of
@@ -22,6 +23,18 @@
 //! (`d`), and its arrival is `max(d + delay, previous arrival)`: when the
 //! delay drops, packets that departed after the change wait behind the ones
 //! still propagating, so the FIFO never reorders.
+//!
+//! Folded links. A link fed by a single other link receives its packets in
+//! the order, and at the times, that link delivers them; both are known as
+//! soon as the feeding link accepts a packet. The world then offers the
+//! packet to the folded link at once, with its future arrival time, and
+//! spends no delivery event on the feeding link. A folded link's state thus
+//! runs ahead of the world's clock, so its [`LinkCounters`] count an event
+//! only once it is in the past: an accepted packet's arrival, departure and
+//! queue length when it is delivered (or at [`Link::counters_at`]), a drop
+//! when the world's drop event for it fires ([`Link::count_drop`]). Offers
+//! to a folded link must come in non-decreasing time, as they do from one
+//! feeder; a folded link is never probed.
 
 use super::schedule::Schedule;
 use crate::packet::Packet;
@@ -58,22 +71,28 @@ pub struct LinkCounters {
 /// What happened to an offered packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// Queued; it reaches the far end at `arrival`. `was_empty` tells the
-    /// caller to schedule the link's delivery event for it.
-    Accepted { arrival: Time, was_empty: bool },
+    /// Queued; it reaches the far end at `arrival`. `schedule` tells the
+    /// caller to schedule the link's delivery event for it: it was kept for
+    /// delivery and is now the only packet waiting for one.
+    Accepted { arrival: Time, schedule: bool },
     /// Dropped by the full buffer.
     Dropped,
     /// Dropped by random loss.
     Lost,
 }
 
+/// A packet waiting for its delivery event.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     pkt: Packet,
+    /// Time it was offered to the link.
+    offered: Time,
     /// End of serialization.
     dep_end: Time,
     /// Arrival at the far end.
     arrive: Time,
+    /// Packets waiting just after it was accepted.
+    qlen: u32,
 }
 
 /// A unidirectional link.
@@ -87,13 +106,18 @@ pub struct Link {
     pub delay: Time,
     /// DropTail limit.
     pub buffer: BufferLimit,
-    /// Counters over the run.
-    pub counters: LinkCounters,
-    fifo: VecDeque<Entry>,
-    /// `fifo[..served]` have finished serialization (by the last `advance`).
-    served: usize,
-    /// Bytes in `fifo[served..]`.
+    /// Counters over the run; on a folded link, of what is in the past
+    /// (see the module doc and [`Link::counters_at`]).
+    counters: LinkCounters,
+    /// Offered ahead of the world's clock by its single feeding link.
+    folded: bool,
+    /// End of serialization and size (bytes) of each accepted packet whose
+    /// serialization had not ended by the last `advance`, in order.
+    unserved: VecDeque<(Time, u32)>,
+    /// Bytes in `unserved`.
     unserved_bytes: u64,
+    /// Packets kept for delivery and not yet delivered, in order of arrival.
+    transit: VecDeque<Entry>,
     last_dep_end: Time,
     last_arrive: Time,
     loss: Option<BernoulliGaps>,
@@ -118,9 +142,10 @@ impl Link {
             delay,
             buffer,
             counters: LinkCounters::default(),
-            fifo: VecDeque::new(),
-            served: 0,
+            folded: false,
+            unserved: VecDeque::new(),
             unserved_bytes: 0,
+            transit: VecDeque::new(),
             last_dep_end: Time::ZERO,
             last_arrive: Time::ZERO,
             loss,
@@ -140,55 +165,109 @@ impl Link {
         self
     }
 
-    /// Accounts every packet whose serialization ended by `now`.
-    /// `now` must never decrease between calls.
+    /// Makes this a folded link or not (see the module doc); before any offer.
+    pub fn set_folded(&mut self, folded: bool) {
+        debug_assert_eq!(self.counters, LinkCounters::default());
+        self.folded = folded;
+    }
+
+    /// True for a folded link.
+    pub fn is_folded(&self) -> bool {
+        self.folded
+    }
+
+    /// The counters as of `cut`, which must not be before the last delivery
+    /// or `advance`: on a folded link, the ones of `counters` plus the
+    /// arrivals and departures of the undelivered packets that are not
+    /// after `cut`. Drops not yet counted are after `cut`.
+    pub fn counters_at(&self, cut: Time) -> LinkCounters {
+        let mut c = self.counters;
+        if self.folded {
+            for e in &self.transit {
+                if e.offered <= cut {
+                    c.arrivals += 1;
+                    c.max_qlen = c.max_qlen.max(e.qlen);
+                }
+                if e.dep_end <= cut {
+                    c.departures += 1;
+                    c.bytes_departed += u64::from(e.pkt.size);
+                }
+            }
+        }
+        c
+    }
+
+    /// Counts a drop of a folded link when it is in the past: `lost` for
+    /// random loss, otherwise a full buffer.
+    pub fn count_drop(&mut self, lost: bool) {
+        debug_assert!(self.folded);
+        self.counters.arrivals += 1;
+        if lost {
+            self.counters.random_drops += 1;
+        } else {
+            self.counters.drops += 1;
+        }
+    }
+
+    /// Ends the serialization of every packet done by `now`; earlier `now`
+    /// than a previous call changes nothing.
     pub fn advance(&mut self, now: Time) {
-        while let Some(e) = self.fifo.get(self.served) {
-            if e.dep_end > now {
+        while let Some(&(dep_end, size)) = self.unserved.front() {
+            if dep_end > now {
                 break;
             }
-            self.unserved_bytes -= u64::from(e.pkt.size);
-            self.counters.departures += 1;
-            self.counters.bytes_departed += u64::from(e.pkt.size);
-            self.served += 1;
+            self.unserved.pop_front();
+            self.unserved_bytes -= u64::from(size);
+            if !self.folded {
+                self.counters.departures += 1;
+                self.counters.bytes_departed += u64::from(size);
+            }
         }
     }
 
     /// Packets waiting (not counting the one in service) as of the last `advance`.
     pub fn waiting(&self) -> u32 {
-        ((self.fifo.len() - self.served) as u32).saturating_sub(1)
+        (self.unserved.len() as u32).saturating_sub(1)
     }
 
     /// Bytes waiting (not counting the packet in service) as of the last `advance`.
     pub fn waiting_bytes(&self) -> u64 {
-        match self.fifo.get(self.served) {
-            Some(head) => self.unserved_bytes - u64::from(head.pkt.size),
+        match self.unserved.front() {
+            Some(&(_, size)) => self.unserved_bytes - u64::from(size),
             None => 0,
         }
     }
 
-    /// Offers `pkt` to the link at time `now`.
-    pub fn offer(&mut self, pkt: Packet, now: Time) -> Offer {
-        self.counters.arrivals += 1;
+    /// Offers `pkt` to the link at time `t` (never before an earlier
+    /// offer's). With `keep` the packet waits for its delivery event;
+    /// without, the caller passes it on at its arrival time itself.
+    pub fn offer(&mut self, pkt: Packet, t: Time, keep: bool) -> Offer {
+        let count = !self.folded;
+        if count {
+            self.counters.arrivals += 1;
+        }
         if let Some(loss) = self.loss.as_mut() {
             if loss.lose_next() {
-                self.counters.random_drops += 1;
+                if count {
+                    self.counters.random_drops += 1;
+                }
                 return Offer::Lost;
             }
         }
-        self.advance(now);
-        let busy = self.fifo.len() > self.served;
-        if busy {
+        self.advance(t);
+        if !self.unserved.is_empty() {
             let full = match self.buffer {
                 BufferLimit::Packets(b) => self.waiting() >= b,
                 BufferLimit::Bytes(b) => self.waiting_bytes() + u64::from(pkt.size) > b,
             };
             if full {
-                self.counters.drops += 1;
+                if count {
+                    self.counters.drops += 1;
+                }
                 return Offer::Dropped;
             }
         }
-        let start = self.last_dep_end.max(now);
+        let start = self.last_dep_end.max(t);
         let rate = match self.rate_schedule.as_mut() {
             None => self.rate_bps,
             Some(s) => s.at(start),
@@ -200,17 +279,25 @@ impl Link {
             Some(s) => (dep_end + Time::from_secs_f64(s.at(dep_end))).max(self.last_arrive),
         };
         self.last_arrive = arrive;
-        let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(Entry {
-            pkt,
-            dep_end,
-            arrive,
-        });
+        self.unserved.push_back((dep_end, pkt.size));
         self.unserved_bytes += u64::from(pkt.size);
-        self.counters.max_qlen = self.counters.max_qlen.max(self.waiting());
+        let qlen = self.waiting();
+        if count {
+            self.counters.max_qlen = self.counters.max_qlen.max(qlen);
+        }
+        let schedule = keep && self.transit.is_empty();
+        if keep {
+            self.transit.push_back(Entry {
+                pkt,
+                offered: t,
+                dep_end,
+                arrive,
+                qlen,
+            });
+        }
         Offer::Accepted {
             arrival: arrive,
-            was_empty,
+            schedule,
         }
     }
 
@@ -219,24 +306,24 @@ impl Link {
     pub fn deliver_head(&mut self, now: Time) -> (Packet, Option<Time>) {
         self.advance(now);
         let head = self
-            .fifo
+            .transit
             .pop_front()
             .expect("delivery event for an empty link");
         debug_assert_eq!(head.arrive, now);
-        debug_assert!(self.served > 0);
-        self.served -= 1;
-        let next = self.fifo.front().map(|e| e.arrive);
+        if self.folded {
+            let c = &mut self.counters;
+            c.arrivals += 1;
+            c.departures += 1;
+            c.bytes_departed += u64::from(head.pkt.size);
+            c.max_qlen = c.max_qlen.max(head.qlen);
+        }
+        let next = self.transit.front().map(|e| e.arrive);
         (head.pkt, next)
     }
 
-    /// Packets accepted and not yet delivered at the far end.
-    pub fn in_transit(&self) -> usize {
-        self.fifo.len()
-    }
-
-    /// Iterates the packets accepted and not yet delivered.
+    /// Iterates the packets kept for delivery and not yet delivered.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.fifo.iter().map(|e| &e.pkt)
+        self.transit.iter().map(|e| &e.pkt)
     }
 }
 
@@ -264,23 +351,23 @@ mod tests {
         let mut l = link(BufferLimit::Packets(10));
         let t0 = Time::from_ms(1);
         assert_eq!(
-            l.offer(data(0, 1500), t0),
+            l.offer(data(0, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(12) + Time::from_ms(10),
-                was_empty: true
+                schedule: true
             }
         );
         // A back-to-back packet waits for the first: departs at 24 us.
         assert_eq!(
-            l.offer(data(1, 1500), t0),
+            l.offer(data(1, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(24) + Time::from_ms(10),
-                was_empty: false
+                schedule: false
             }
         );
         // After an idle gap the serializer starts at the arrival time.
         let t1 = Time::from_ms(2);
-        let Offer::Accepted { arrival, .. } = l.offer(data(2, 1500), t1) else {
+        let Offer::Accepted { arrival, .. } = l.offer(data(2, 1500), t1, true) else {
             panic!()
         };
         assert_eq!(arrival, t1 + Time::from_us(12) + Time::from_ms(10));
@@ -296,18 +383,21 @@ mod tests {
         let t = Time::from_ms(1);
         for i in 0..4 {
             assert!(
-                matches!(l.offer(data(i, 1500), t), Offer::Accepted { .. }),
+                matches!(l.offer(data(i, 1500), t, true), Offer::Accepted { .. }),
                 "packet {i}"
             );
         }
         assert_eq!(l.waiting(), 3);
-        assert_eq!(l.offer(data(4, 1500), t), Offer::Dropped);
+        assert_eq!(l.offer(data(4, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
         assert_eq!(l.counters.max_qlen, 3);
         // Once the first leaves service (12 us), there is room for one more.
         let t2 = t + Time::from_us(12);
-        assert!(matches!(l.offer(data(5, 1500), t2), Offer::Accepted { .. }));
-        assert_eq!(l.offer(data(6, 1500), t2), Offer::Dropped);
+        assert!(matches!(
+            l.offer(data(5, 1500), t2, true),
+            Offer::Accepted { .. }
+        ));
+        assert_eq!(l.offer(data(6, 1500), t2, true), Offer::Dropped);
         l.advance(t + Time::from_us(48));
         assert_eq!(l.counters.departures, 4);
         assert_eq!(l.counters.bytes_departed, 6000);
@@ -318,12 +408,24 @@ mod tests {
         // 3000 bytes waiting allowed: two 1500 B data packets, or one plus ACKs.
         let mut l = link(BufferLimit::Bytes(3000));
         let t = Time::ZERO;
-        assert!(matches!(l.offer(data(0, 1500), t), Offer::Accepted { .. })); // in service
-        assert!(matches!(l.offer(data(1, 1500), t), Offer::Accepted { .. }));
-        assert!(matches!(l.offer(data(2, 1460), t), Offer::Accepted { .. }));
+        assert!(matches!(
+            l.offer(data(0, 1500), t, true),
+            Offer::Accepted { .. }
+        )); // in service
+        assert!(matches!(
+            l.offer(data(1, 1500), t, true),
+            Offer::Accepted { .. }
+        ));
+        assert!(matches!(
+            l.offer(data(2, 1460), t, true),
+            Offer::Accepted { .. }
+        ));
         assert_eq!(l.waiting_bytes(), 2960);
-        assert!(matches!(l.offer(data(3, 40), t), Offer::Accepted { .. }));
-        assert_eq!(l.offer(data(4, 40), t), Offer::Dropped);
+        assert!(matches!(
+            l.offer(data(3, 40), t, true),
+            Offer::Accepted { .. }
+        ));
+        assert_eq!(l.offer(data(4, 40), t, true), Offer::Dropped);
     }
 
     #[test]
@@ -336,7 +438,7 @@ mod tests {
         let t = Time::from_us(20);
         let d = Time::from_ms(10);
         let arrivals: Vec<Time> = (0..3)
-            .map(|i| match l.offer(data(i, 1500), t) {
+            .map(|i| match l.offer(data(i, 1500), t, true) {
                 Offer::Accepted { arrival, .. } => arrival - d,
                 o => panic!("{o:?}"),
             })
@@ -353,9 +455,9 @@ mod tests {
         // the change would overtake one still propagating; it waits instead.
         let mut l =
             link(BufferLimit::Packets(10)).with_schedules(vec![], vec![(Time::from_ms(1), 0.001)]);
-        let a0 = l.offer(data(0, 1500), Time::ZERO);
-        let a1 = l.offer(data(1, 1500), Time::from_ms(2));
-        let a2 = l.offer(data(2, 1500), Time::from_ms(20));
+        let a0 = l.offer(data(0, 1500), Time::ZERO, true);
+        let a1 = l.offer(data(1, 1500), Time::from_ms(2), true);
+        let a2 = l.offer(data(2, 1500), Time::from_ms(20), true);
         let at = |o: Offer| match o {
             Offer::Accepted { arrival, .. } => arrival,
             o => panic!("{o:?}"),
@@ -378,8 +480,77 @@ mod tests {
             BufferLimit::Packets(5),
             Some(loss),
         );
-        assert_eq!(l.offer(data(0, 1500), Time::ZERO), Offer::Lost);
+        assert_eq!(l.offer(data(0, 1500), Time::ZERO, true), Offer::Lost);
         assert_eq!(l.counters.random_drops, 1);
-        assert_eq!(l.in_transit(), 0);
+        assert_eq!(l.packets().count(), 0);
+    }
+
+    #[test]
+    fn a_packet_passed_on_queues_but_waits_for_no_delivery() {
+        // Two back-to-back packets, the first passed on by the caller: both
+        // occupy the serializer, only the second is kept for delivery (and
+        // asks for the delivery event, being the only one kept).
+        let mut l = link(BufferLimit::Packets(10));
+        let t = Time::ZERO;
+        let first = l.offer(data(0, 1500), t, false);
+        assert_eq!(
+            first,
+            Offer::Accepted {
+                arrival: Time::from_us(12) + Time::from_ms(10),
+                schedule: false
+            }
+        );
+        assert_eq!(l.waiting(), 0);
+        assert_eq!(
+            l.offer(data(1, 1500), t, true),
+            Offer::Accepted {
+                arrival: Time::from_us(24) + Time::from_ms(10),
+                schedule: true
+            }
+        );
+        assert_eq!(l.waiting(), 1);
+        assert_eq!(l.packets().count(), 1);
+        l.advance(Time::from_us(24));
+        assert_eq!(l.counters_at(Time::from_us(24)).departures, 2);
+        let (p, next) = l.deliver_head(Time::from_us(24) + Time::from_ms(10));
+        assert_eq!((p, next), (data(1, 1500), None));
+    }
+
+    #[test]
+    fn a_folded_link_counts_only_what_is_in_the_past() {
+        // Offers at 1 ms, 2 ms and 2.005 ms, all made before any of them
+        // happens. Buffer 0: the third finds the second in service (until
+        // 2.012 ms) and is dropped.
+        let mut l = link(BufferLimit::Packets(0));
+        l.set_folded(true);
+        let t1 = Time::from_ms(1);
+        let t2 = Time::from_ms(2);
+        let t3 = t2 + Time::from_us(5);
+        assert!(matches!(
+            l.offer(data(0, 1500), t1, true),
+            Offer::Accepted { .. }
+        ));
+        assert!(matches!(
+            l.offer(data(1, 1500), t2, true),
+            Offer::Accepted { .. }
+        ));
+        assert_eq!(l.offer(data(2, 1500), t3, true), Offer::Dropped);
+        // Nothing has happened by 0.5 ms.
+        assert_eq!(l.counters_at(Time::from_us(500)), LinkCounters::default());
+        // By 1.5 ms the first arrived and departed (at 1.012 ms).
+        let c = l.counters_at(Time::from_us(1500));
+        assert_eq!((c.arrivals, c.departures, c.bytes_departed), (1, 1, 1500));
+        // By 2.006 ms the second arrived, not departed; the drop is counted
+        // by the caller when its time comes.
+        let c = l.counters_at(Time::from_us(2006));
+        assert_eq!((c.arrivals, c.departures, c.drops), (2, 1, 0));
+        l.count_drop(false);
+        let (p, _) = l.deliver_head(t1 + Time::from_us(12) + Time::from_ms(10));
+        assert_eq!(p, data(0, 1500));
+        let c = l.counters_at(Time::from_ms(20));
+        assert_eq!(
+            (c.arrivals, c.departures, c.drops, c.max_qlen),
+            (3, 2, 1, 0)
+        );
     }
 }

@@ -2,10 +2,16 @@
 
 use tcpeval_sim::{run_json, Results};
 
-/// Runs a scenario given as JSON and checks packet conservation for every
-/// flow and every traffic class: sent = received + dropped + still in transit.
+/// Runs a scenario given as JSON and checks packet conservation.
 pub fn run(json: &str) -> Results {
     let r = run_json(json).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
+    assert_conserved(&r);
+    r
+}
+
+/// Checks packet conservation for every flow and every traffic class:
+/// sent = received + dropped + still in transit.
+pub fn assert_conserved(r: &Results) {
     for f in &r.flows {
         assert_eq!(
             f.sent,
@@ -23,7 +29,6 @@ pub fn run(json: &str) -> Results {
             c.info.name
         );
     }
-    r
 }
 
 /// A dumbbell scenario: `rate` Mbit/s bottleneck, flows given as JSON.

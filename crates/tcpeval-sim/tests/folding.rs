@@ -1,0 +1,123 @@
+//! Folding single-fed links (see `net::link`) saves events and changes no
+//! result: each scenario runs folded and unfolded and gives the same tables.
+
+#[allow(dead_code)]
+mod common;
+use common::{assert_conserved, dumbbell};
+use tcpeval_sim::{from_json, Results, Time, World};
+
+/// Everything a run reports except its event count, as text (NaN-safe).
+fn tables(r: &Results) -> String {
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
+        r.flows,
+        r.links,
+        r.classes,
+        r.flow_series,
+        r.queue_series,
+        r.class_series,
+        r.transfers,
+        r.sim_time_s
+    )
+}
+
+/// Runs `json` folded and unfolded up to `stop_s` (the end if `None`),
+/// checks they agree and that folding saved events; returns the folded run.
+fn same_folded_or_not(json: &str, stop_s: Option<f64>) -> Results {
+    let sc = from_json(json).unwrap_or_else(|e| panic!("scenario rejected: {e}"));
+    let run = |w: World| match stop_s {
+        None => w.run(),
+        Some(t) => {
+            let mut w = w;
+            w.advance(Time::from_secs_f64(t));
+            w.finish()
+        }
+    };
+    let folded = run(World::new(&sc).unwrap());
+    let unfolded = run(World::new(&sc).unwrap().unfolded());
+    assert_conserved(&folded);
+    assert_eq!(tables(&folded), tables(&unfolded));
+    assert!(
+        folded.events < unfolded.events,
+        "folding saved no event: {} vs {}",
+        folded.events,
+        unfolded.events
+    );
+    folded
+}
+
+/// One flow through a graph whose last link, fed only by the first, is the
+/// bottleneck: the folded link drops (full buffer and random loss) ahead of
+/// the world's clock, with a rate and a delay change on it.
+fn graph_with_folded_bottleneck() -> String {
+    r#"{"duration_s": 30, "seed": 3,
+        "topology": {"kind": "graph", "nodes": ["h1", "R", "h2"],
+          "links": [
+            {"from": "h1", "to": "R", "rate_mbps": 1000, "delay_ms": 5},
+            {"from": "R", "to": "h2", "rate_mbps": 100, "delay_ms": 10,
+             "buffer": {"packets": 30}, "loss": 0.001,
+             "rate_schedule": [[12.0, 50.0]], "delay_schedule": [[20.0, 2.0]]}]},
+        "flows": [{"algorithm": "cubic", "path": ["h1", "R", "h2"]}]}"#
+        .to_string()
+}
+
+#[test]
+fn a_folded_bottleneck_drops_exactly_as_an_unfolded_one() {
+    let r = same_folded_or_not(&graph_with_folded_bottleneck(), None);
+    let last = r.links.iter().find(|l| l.name == "R->h2").unwrap();
+    assert!(!last.monitored);
+    assert!(
+        last.counters.drops > 0 && last.counters.random_drops > 0,
+        "{:?}",
+        last.counters
+    );
+    assert!(r.flows[0].data_dropped > 0);
+}
+
+#[test]
+fn a_probed_link_is_not_folded_and_its_samples_are_unchanged() {
+    let json = graph_with_folded_bottleneck()
+        .replace(r#""loss": 0.001,"#, r#""loss": 0.001, "monitor": true,"#);
+    let r = same_folded_or_not(&json, None);
+    let q = &r.queue_series;
+    assert!(q.time.len() > 1000 && q.qlen.iter().any(|&n| n > 20));
+}
+
+#[test]
+fn a_run_stopped_midway_counts_only_the_past() {
+    // Stopped while packets and drops decided ahead are still on the way.
+    for t in [7.0, 12.0004, 20.01] {
+        same_folded_or_not(&graph_with_folded_bottleneck(), Some(t));
+    }
+}
+
+#[test]
+fn a_dumbbell_with_reverse_traffic_is_unchanged() {
+    let flows = r#"{"algorithm": "reno", "rtt_ms": 40},
+                   {"algorithm": "htcp", "rtt_ms": 80, "start_s": 2},
+                   {"algorithm": "cubic", "rtt_ms": 40, "direction": "reverse", "start_s": 5}"#;
+    let json = dumbbell(20.0, 50.0, 10.0, r#"{"bdp": 0.5}"#, flows, "")
+        .replace(r#""delay_ms": 10,"#, r#""delay_ms": 10, "loss": 0.0001,"#);
+    same_folded_or_not(&json, None);
+}
+
+#[test]
+fn web_and_udp_traffic_on_host_groups_is_unchanged() {
+    // Web transfers both ways (slots reused, ACK delay lines) and an on-off
+    // UDP source beside a bulk flow, on a dumbbell with a 20-packet buffer.
+    let traffic = r#", "traffic": {
+        "web": [{"name": "web", "direction": "both"}],
+        "udp": [{"name": "cbr", "rate_mbps": 10,
+                 "on": {"kind": "exponential", "mean_s": 1.0},
+                 "off": {"kind": "exponential", "mean_s": 4.0}}]}"#;
+    let json = dumbbell(
+        30.0,
+        100.0,
+        10.0,
+        r#"{"packets": 20}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 40}"#,
+        traffic,
+    );
+    let r = same_folded_or_not(&json, None);
+    assert!(r.transfers.len() > 500, "{} transfers", r.transfers.len());
+}
