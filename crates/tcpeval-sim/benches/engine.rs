@@ -1,5 +1,7 @@
 //! `cargo bench -p tcpeval-sim`: runs fixed scenarios and reports simulated
 //! data packets delivered per wall-clock second and events per second.
+//! `cargo bench -p tcpeval-sim --bench engine -- NAME...` runs only the cases
+//! whose name contains one of the words (for profiling one case).
 
 use std::time::Instant;
 use tcpeval_sim::{from_json, World};
@@ -60,7 +62,14 @@ fn main() {
         "{:<30} {:>12} {:>14} {:>14} {:>10}",
         "case", "wall s", "pkts/s", "events/s", "ev/pkt"
     );
+    let wanted: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     for c in &cases {
+        if !wanted.is_empty() && !wanted.iter().any(|w| c.name.contains(w.as_str())) {
+            continue;
+        }
         let sc = from_json(&c.json).expect("valid scenario");
         let world = World::new(&sc).expect("valid scenario");
         let t0 = Instant::now();

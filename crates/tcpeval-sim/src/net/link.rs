@@ -39,7 +39,7 @@
 use super::schedule::Schedule;
 use crate::packet::Packet;
 use crate::rng::BernoulliGaps;
-use crate::time::{tx_time, Time};
+use crate::time::{Time, TxTimeMemo};
 use std::collections::VecDeque;
 
 /// A DropTail buffer limit.
@@ -120,6 +120,8 @@ pub struct Link {
     transit: VecDeque<Entry>,
     last_dep_end: Time,
     last_arrive: Time,
+    /// Serialization times of the sizes this link carries.
+    tx_memo: TxTimeMemo,
     loss: Option<BernoulliGaps>,
     /// Rate over time, bit/s (`None`: always `rate_bps`).
     rate_schedule: Option<Box<Schedule>>,
@@ -148,6 +150,7 @@ impl Link {
             transit: VecDeque::new(),
             last_dep_end: Time::ZERO,
             last_arrive: Time::ZERO,
+            tx_memo: TxTimeMemo::default(),
             loss,
             rate_schedule: None,
             delay_schedule: None,
@@ -272,7 +275,7 @@ impl Link {
             None => self.rate_bps,
             Some(s) => s.at(start),
         };
-        let dep_end = start + tx_time(pkt.size, rate);
+        let dep_end = start + self.tx_memo.get(pkt.size, rate);
         self.last_dep_end = dep_end;
         let arrive = match self.delay_schedule.as_mut() {
             None => dep_end + self.delay,
