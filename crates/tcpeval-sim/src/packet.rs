@@ -1,4 +1,9 @@
 //! Packets: small `Copy` values that move through link FIFOs.
+//!
+//! A packet is copied at every link it crosses, so it is kept to 48 bytes:
+//! an ACK's SACK blocks (48 bytes of their own, and present only while the
+//! receiver holds out-of-order data) stay in the receiver's [`SackStore`]
+//! and the ACK carries a [`SackRef`] to them.
 
 use crate::event::FlowId;
 
@@ -28,11 +33,87 @@ pub enum Payload {
         cum: u64,
         /// The data segment whose arrival triggered this ACK.
         trigger: u64,
-        /// Number of valid entries in `sack`.
-        n_sack: u8,
-        /// SACK blocks: first the one holding `trigger`, then recent others.
-        sack: [SackBlock; MAX_SACK_BLOCKS],
+        /// SACK blocks, in the sending receiver's store: first the one
+        /// holding `trigger`, then recent others.
+        sack: SackRef,
     },
+}
+
+/// An ACK's SACK blocks in its receiver's [`SackStore`]: `n` blocks in slot
+/// `slot` (no slot when `n` is 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackRef {
+    slot: u32,
+    n: u8,
+}
+
+impl SackRef {
+    /// Number of SACK blocks.
+    pub fn len(&self) -> usize {
+        usize::from(self.n)
+    }
+
+    /// True when the ACK carries no SACK block.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
+/// The SACK blocks of the ACKs a receiver sent that have neither reached
+/// the sender nor been dropped. Each set is written once ([`SackStore::put`])
+/// and read once by whoever ends the ACK's life ([`SackStore::take`] on
+/// arrival, [`SackStore::release`] on a drop); slots are reused, so the store
+/// holds no more sets than ACKs with blocks are in flight at once.
+#[derive(Debug, Default)]
+pub struct SackStore {
+    sets: Vec<[SackBlock; MAX_SACK_BLOCKS]>,
+    free: Vec<u32>,
+}
+
+impl SackStore {
+    /// Stores `blocks` (at most [`MAX_SACK_BLOCKS`]) for an ACK being sent.
+    pub fn put(&mut self, blocks: &[SackBlock]) -> SackRef {
+        if blocks.is_empty() {
+            return SackRef::default();
+        }
+        let mut set = [SackBlock::default(); MAX_SACK_BLOCKS];
+        set[..blocks.len()].copy_from_slice(blocks);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.sets[slot as usize] = set;
+                slot
+            }
+            None => {
+                self.sets.push(set);
+                (self.sets.len() - 1) as u32
+            }
+        };
+        SackRef {
+            slot,
+            n: blocks.len() as u8,
+        }
+    }
+
+    /// The blocks of an arriving ACK; frees their slot.
+    pub fn take(&mut self, r: SackRef) -> ([SackBlock; MAX_SACK_BLOCKS], usize) {
+        if r.is_empty() {
+            return ([SackBlock::default(); MAX_SACK_BLOCKS], 0);
+        }
+        self.free.push(r.slot);
+        (self.sets[r.slot as usize], r.len())
+    }
+
+    /// Frees the blocks of a dropped ACK.
+    pub fn release(&mut self, r: SackRef) {
+        if !r.is_empty() {
+            self.free.push(r.slot);
+        }
+    }
+
+    /// Sets held (ACKs with blocks in flight).
+    pub fn held(&self) -> usize {
+        self.sets.len() - self.free.len()
+    }
 }
 
 /// A packet on the wire.
@@ -52,5 +133,36 @@ impl Packet {
     /// True for a data segment.
     pub fn is_data(&self) -> bool {
         matches!(self.payload, Payload::Data { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_is_48_bytes() {
+        assert_eq!(std::mem::size_of::<Packet>(), 48);
+    }
+
+    #[test]
+    fn sack_sets_round_trip_and_slots_are_reused() {
+        let mut st = SackStore::default();
+        let b = |s, e| SackBlock { start: s, end: e };
+        assert!(st.put(&[]).is_empty());
+        let r1 = st.put(&[b(5, 6), b(2, 4)]);
+        let r2 = st.put(&[b(9, 12)]);
+        assert_eq!(st.held(), 2);
+        let (set, n) = st.take(r1);
+        assert_eq!(&set[..n], &[b(5, 6), b(2, 4)]);
+        st.release(r2);
+        assert_eq!(st.held(), 0);
+        // Freed slots serve the next ACKs: the store does not grow.
+        let r3 = st.put(&[b(1, 2), b(3, 4), b(5, 6)]);
+        let r4 = st.put(&[b(7, 8)]);
+        assert_eq!(st.sets.len(), 2);
+        assert_eq!(st.take(r4).0[0], b(7, 8));
+        let (set, n) = st.take(r3);
+        assert_eq!(&set[..n], &[b(1, 2), b(3, 4), b(5, 6)]);
     }
 }

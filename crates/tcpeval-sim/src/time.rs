@@ -57,7 +57,11 @@ mod tests {
             (1, 3.0),
             (1500, 3e6),
         ] {
-            assert_eq!(m.get(bytes, rate), tx_time(bytes, rate), "{bytes} B at {rate}");
+            assert_eq!(
+                m.get(bytes, rate),
+                tx_time(bytes, rate),
+                "{bytes} B at {rate}"
+            );
         }
     }
 

@@ -583,6 +583,11 @@ impl World {
             self.class_counters[f.class as usize].dropped += 1;
         } else {
             f.acks_dropped += 1;
+            if let (Ends::Tcp { receiver, .. }, Payload::Ack { sack, .. }) =
+                (&mut f.ends, pkt.payload)
+            {
+                receiver.sacks.release(sack);
+            }
         }
         self.packet_gone(pkt.flow);
     }
@@ -693,19 +698,12 @@ impl World {
                 c.received += 1;
                 c.delivered_bytes += n * u64::from(sender.tcb.mss);
             }
-            (
-                Ends::Tcp { sender, .. },
-                Payload::Ack {
-                    cum,
-                    trigger,
-                    n_sack,
-                    sack,
-                },
-            ) => {
+            (Ends::Tcp { sender, receiver }, Payload::Ack { cum, trigger, sack }) => {
+                let (blocks, n) = receiver.sacks.take(sack);
                 let ack = AckIn {
                     cum,
                     trigger,
-                    sack: &sack[..usize::from(n_sack)],
+                    sack: &blocks[..n],
                 };
                 sender.on_ack(now, ack, &mut out);
                 completed = !fl.done && sender.completed_at.is_some();

@@ -4,7 +4,7 @@
 use super::config::TcpConfig;
 use super::timer::LazyTimer;
 use crate::event::FlowId;
-use crate::packet::{Packet, Payload, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{Packet, Payload, SackBlock, SackStore, MAX_SACK_BLOCKS};
 use crate::time::Time;
 use std::collections::BTreeMap;
 
@@ -28,6 +28,8 @@ pub struct Receiver {
     quickack_left: u32,
     /// Delayed-ACK timer.
     pub delack: LazyTimer,
+    /// SACK blocks of the ACKs sent and not yet arrived or dropped.
+    pub sacks: SackStore,
     /// ACKs sent.
     pub acks_sent: u64,
 }
@@ -48,6 +50,7 @@ impl Receiver {
             pending: 0,
             quickack_left: cfg.quickack_segments,
             delack: LazyTimer::default(),
+            sacks: SackStore::default(),
             acks_sent: 0,
         }
     }
@@ -156,6 +159,7 @@ impl Receiver {
             }
         }
         self.acks_sent += 1;
+        let sack = self.sacks.put(&sack[..n]);
         out.push(Packet {
             flow: self.flow,
             size: self.ack_size,
@@ -163,7 +167,6 @@ impl Receiver {
             payload: Payload::Ack {
                 cum: self.rcv_nxt,
                 trigger,
-                n_sack: n as u8,
                 sack,
             },
         });
@@ -182,17 +185,13 @@ mod tests {
         }
     }
 
-    fn ack_of(p: &Packet) -> (u64, Vec<(u64, u64)>) {
+    /// An ACK's cumulative point and SACK blocks, taken from `r`'s store.
+    fn ack_of(r: &mut Receiver, p: &Packet) -> (u64, Vec<(u64, u64)>) {
         match p.payload {
-            Payload::Ack {
-                cum, n_sack, sack, ..
-            } => (
-                cum,
-                sack[..n_sack as usize]
-                    .iter()
-                    .map(|b| (b.start, b.end))
-                    .collect(),
-            ),
+            Payload::Ack { cum, sack, .. } => {
+                let (set, n) = r.sacks.take(sack);
+                (cum, set[..n].iter().map(|b| (b.start, b.end)).collect())
+            }
             Payload::Data { .. } => panic!("not an ack"),
         }
     }
@@ -205,7 +204,7 @@ mod tests {
         assert_eq!(r.on_data(2, Time::ZERO, &mut out), 0);
         assert_eq!(r.on_data(3, Time::ZERO, &mut out), 0);
         assert_eq!(r.on_data(5, Time::ZERO, &mut out), 0);
-        let acks: Vec<_> = out.iter().map(ack_of).collect();
+        let acks: Vec<_> = out.iter().map(|p| ack_of(&mut r, p)).collect();
         assert_eq!(acks[0], (1, vec![]));
         assert_eq!(acks[1], (1, vec![(2, 3)]));
         assert_eq!(acks[2], (1, vec![(2, 4)]));
@@ -213,10 +212,11 @@ mod tests {
         // The hole at 1 fills: everything up to 4 is delivered, 5 still SACKed.
         out.clear();
         assert_eq!(r.on_data(1, Time::ZERO, &mut out), 3);
-        assert_eq!(ack_of(&out[0]), (4, vec![(5, 6)]));
+        assert_eq!(ack_of(&mut r, &out[0]), (4, vec![(5, 6)]));
+        assert_eq!(r.sacks.held(), 0);
         out.clear();
         assert_eq!(r.on_data(4, Time::ZERO, &mut out), 2);
-        assert_eq!(ack_of(&out[0]), (6, vec![]));
+        assert_eq!(ack_of(&mut r, &out[0]), (6, vec![]));
     }
 
     #[test]
@@ -232,7 +232,7 @@ mod tests {
         r.on_data(2, Time::from_ms(2), &mut out);
         r.on_delack_timer(&mut out);
         assert_eq!(out.len(), 2);
-        assert_eq!(ack_of(&out[1]).0, 3);
+        assert_eq!(ack_of(&mut r, &out[1]).0, 3);
         // Out of order: immediate.
         r.on_data(5, Time::from_ms(3), &mut out);
         assert_eq!(out.len(), 3);
@@ -262,6 +262,6 @@ mod tests {
         let mut r = Receiver::new(0, &c);
         let mut out = Vec::new();
         r.on_data(1, Time::ZERO, &mut out);
-        assert_eq!(ack_of(&out[0]), (0, vec![]));
+        assert_eq!(ack_of(&mut r, &out[0]), (0, vec![]));
     }
 }
