@@ -123,8 +123,9 @@ pub struct Packet {
     pub flow: FlowId,
     /// Size on the wire, bytes.
     pub size: u32,
-    /// Index of the link the packet is on within its route.
-    pub hop: u16,
+    /// Position of the link the packet is on in the world's hop table (the
+    /// world sets it when the packet enters the network; endpoints leave 0).
+    pub hop: u32,
     /// Data (forward route) or ACK (reverse route).
     pub payload: Payload,
 }

@@ -46,8 +46,21 @@ use crate::traffic::{plan, ClassInfo};
 use rand::Rng;
 use std::collections::VecDeque;
 
-/// Index into the world's route table.
+/// A route: the position of its first hop in the world's hop table.
 type RouteId = u32;
+
+/// One hop of a route in the world's flat hop table, where each route's
+/// hops follow one another. A packet's `hop` is its position in this table,
+/// so moving it on needs neither its flow nor its route.
+#[derive(Clone, Copy, Debug)]
+struct Hop {
+    /// The link the packet crosses.
+    link: LinkId,
+    /// The next hop's link is folded into this one (see `net::link`).
+    next_folded: bool,
+    /// The route ends after this link, at an endpoint.
+    last: bool,
+}
 
 /// A flow's endpoints. UDP flows are few (one per source), so the TCP
 /// variant stays inline rather than boxed: no indirection per packet.
@@ -133,7 +146,8 @@ pub struct World {
     events: EventQueue,
     links: Vec<Link>,
     monitored: Vec<LinkId>,
-    routes: Vec<Vec<LinkId>>,
+    /// Every route's hops, route after route.
+    hops: Vec<Hop>,
     flows: Vec<Flow>,
     /// One entry per flow of the `flows` table (the first slots).
     meta: Vec<FlowMeta>,
@@ -232,10 +246,15 @@ impl World {
                 ids
             }
         };
-        let mut routes: Vec<Vec<LinkId>> = Vec::new();
+        let mut hops: Vec<Hop> = Vec::new();
         let mut add_route = |r: &Vec<LinkId>| {
-            routes.push(r.clone());
-            (routes.len() - 1) as RouteId
+            let start = hops.len() as RouteId;
+            hops.extend(r.iter().enumerate().map(|(i, &link)| Hop {
+                link,
+                next_folded: false,
+                last: i + 1 == r.len(),
+            }));
+            start
         };
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(net.routes.len());
@@ -309,7 +328,7 @@ impl World {
             .iter()
             .map(|g| (add_route(&g.fwd), add_route(&g.rev), net.base_rtt(g)))
             .collect();
-        fold_links(&mut links, &routes, &monitored);
+        fold_links(&mut links, &mut hops, &monitored);
         let mut udp_flows = Vec::with_capacity(plan.udp.len());
         for (u, src) in plan.udp.iter().enumerate() {
             let (fwd, rev, _) = groups[src.group];
@@ -353,7 +372,7 @@ impl World {
             events,
             links,
             monitored,
-            routes,
+            hops,
             flows,
             meta,
             free_slots: Vec::new(),
@@ -419,6 +438,7 @@ impl World {
         for link in &mut self.links {
             link.set_folded(false);
         }
+        mark_folded_next(&self.links, &mut self.hops);
         self
     }
 
@@ -523,22 +543,18 @@ impl World {
         }
     }
 
-    /// Offers `pkt`, on its way along its route, to link `l` at time `t`
-    /// (the world's clock, or ahead of it for a folded link). A packet
-    /// bound next for a folded link goes on to it at once.
-    fn offer(&mut self, l: LinkId, mut pkt: Packet, t: Time) {
-        let fl = &self.flows[pkt.flow as usize];
-        let route = &self.routes[if pkt.is_data() { fl.fwd } else { fl.rev } as usize];
-        let folded_next = route
-            .get(usize::from(pkt.hop) + 1)
-            .copied()
-            .filter(|&n| self.links[n as usize].is_folded());
+    /// Offers `pkt`, on its way along its route, to the link of its hop at
+    /// time `t` (the world's clock, or ahead of it for a folded link). A
+    /// packet bound next for a folded link goes on to it at once.
+    fn offer(&mut self, mut pkt: Packet, t: Time) {
+        let hop = self.hops[pkt.hop as usize];
+        let l = hop.link;
         let link = &mut self.links[l as usize];
-        match link.offer(pkt, t, folded_next.is_none()) {
+        match link.offer(pkt, t, !hop.next_folded) {
             Offer::Accepted { arrival, schedule } => {
-                if let Some(n) = folded_next {
+                if hop.next_folded {
                     pkt.hop += 1;
-                    self.offer(n, pkt, arrival);
+                    self.offer(pkt, arrival);
                 } else if schedule {
                     self.events.push(arrival, Event::LinkDelivery(l));
                 }
@@ -595,25 +611,21 @@ impl World {
     /// Sends the packets an endpoint of TCP flow `f` produced and pushes the
     /// flow's timer events that became due for scheduling.
     fn flush(&mut self, f: FlowId, out: &mut Vec<Packet>) {
-        let (first_fwd, first_rev, class) = {
+        let (fwd, rev, class) = {
             let fl = &self.flows[f as usize];
-            (
-                self.routes[fl.fwd as usize][0],
-                self.routes[fl.rev as usize][0],
-                fl.class as usize,
-            )
+            (fl.fwd, fl.rev, fl.class as usize)
         };
-        for pkt in out.drain(..) {
+        for mut pkt in out.drain(..) {
             self.flows[f as usize].in_network += 1;
-            let l = if pkt.is_data() {
+            pkt.hop = if pkt.is_data() {
                 let c = &mut self.class_counters[class];
                 c.sent += 1;
                 c.sent_bytes += u64::from(pkt.size);
-                first_fwd
+                fwd
             } else {
-                first_rev
+                rev
             };
-            self.offer(l, pkt, self.now);
+            self.offer(pkt, self.now);
         }
         let Ends::Tcp { sender, receiver } = &mut self.flows[f as usize].ends else {
             return;
@@ -642,16 +654,13 @@ impl World {
         if let Some(t) = next {
             self.events.push(t, Event::LinkDelivery(l));
         }
-        let f = pkt.flow;
-        let fl = &mut self.flows[f as usize];
-        let route = &self.routes[if pkt.is_data() { fl.fwd } else { fl.rev } as usize];
-        let hop = usize::from(pkt.hop) + 1;
-        if hop < route.len() {
-            let next_link = route[hop];
-            pkt.hop = hop as u16;
-            self.offer(next_link, pkt, self.now);
+        if !self.hops[pkt.hop as usize].last {
+            pkt.hop += 1;
+            self.offer(pkt, self.now);
             return;
         }
+        let f = pkt.flow;
+        let fl = &mut self.flows[f as usize];
         if !pkt.is_data() && fl.ack_delay > Time::ZERO {
             let exit = self.now + fl.ack_delay;
             if fl.delay_line.is_empty() {
@@ -867,13 +876,12 @@ impl World {
         c.sent += 1;
         c.sent_bytes += u64::from(size);
         c.offered_bytes += u64::from(size);
-        let first = self.routes[fl.fwd as usize][0];
+        let hop = fl.fwd;
         self.offer(
-            first,
             Packet {
                 flow: f,
                 size,
-                hop: 0,
+                hop,
                 payload: Payload::Data { seq },
             },
             self.now,
@@ -1037,7 +1045,8 @@ impl World {
 /// `net::link`), unless it is probed. Folding never chains: a folded link's
 /// feeder is not folded, nor is a link feeding a folded one, because only
 /// an unfolded link offers at the world's clock.
-fn fold_links(links: &mut [Link], routes: &[Vec<LinkId>], monitored: &[LinkId]) {
+/// Marks in `hops` the hops whose next link is folded.
+fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
     #[derive(Clone, Copy, PartialEq)]
     enum Feed {
         Nothing,
@@ -1045,16 +1054,16 @@ fn fold_links(links: &mut [Link], routes: &[Vec<LinkId>], monitored: &[LinkId]) 
         Several,
     }
     let mut feed = vec![Feed::Nothing; links.len()];
-    for route in routes {
-        for (i, &l) in route.iter().enumerate() {
-            let by = if i == 0 { None } else { Some(route[i - 1]) };
-            let f = &mut feed[l as usize];
-            *f = match (*f, by) {
-                (Feed::Nothing, Some(k)) => Feed::Link(k),
-                (Feed::Link(k), Some(j)) if j == k => Feed::Link(k),
-                _ => Feed::Several,
-            };
-        }
+    for i in 0..hops.len() {
+        // The link before on the same route, if any (a route starts after
+        // the previous route's last hop).
+        let by = (i > 0 && !hops[i - 1].last).then(|| hops[i - 1].link);
+        let f = &mut feed[hops[i].link as usize];
+        *f = match (*f, by) {
+            (Feed::Nothing, Some(k)) => Feed::Link(k),
+            (Feed::Link(k), Some(j)) if j == k => Feed::Link(k),
+            _ => Feed::Several,
+        };
     }
     let mut feeds_folded = vec![false; links.len()];
     for l in 0..links.len() {
@@ -1065,5 +1074,13 @@ fn fold_links(links: &mut [Link], routes: &[Vec<LinkId>], monitored: &[LinkId]) 
                 feeds_folded[k] = true;
             }
         }
+    }
+    mark_folded_next(links, hops);
+}
+
+/// Sets each hop's `next_folded` from the links' folding.
+fn mark_folded_next(links: &[Link], hops: &mut [Hop]) {
+    for i in 0..hops.len() {
+        hops[i].next_folded = !hops[i].last && links[hops[i + 1].link as usize].is_folded();
     }
 }
