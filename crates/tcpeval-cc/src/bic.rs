@@ -251,6 +251,12 @@ impl Bic {
 }
 
 impl CongestionControl for Bic {
+    /// The 2.6 module set no `min_cwnd`, so rate halving stopped at
+    /// ssthresh (`tcp_cwnd_min`; spec 1.8).
+    fn min_cwnd(&self, tcb: &Tcb) -> f64 {
+        tcb.ssthresh
+    }
+
     fn init(&mut self, tcb: &mut Tcb) {
         self.reset();
         if self.params.initial_ssthresh > 0.0 {

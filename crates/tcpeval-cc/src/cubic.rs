@@ -545,6 +545,12 @@ impl Cubic {
 }
 
 impl CongestionControl for Cubic {
+    /// The 2.6 module set no `min_cwnd`, so rate halving stopped at
+    /// ssthresh (`tcp_cwnd_min`; spec 1.8).
+    fn min_cwnd(&self, tcb: &Tcb) -> f64 {
+        tcb.ssthresh
+    }
+
     fn init(&mut self, tcb: &mut Tcb) {
         self.reset();
         if self.params.hystart_plus_plus {

@@ -397,6 +397,12 @@ impl Htcp {
 }
 
 impl CongestionControl for Htcp {
+    /// The 2.6 module set no `min_cwnd`, so rate halving stopped at
+    /// ssthresh (`tcp_cwnd_min`; spec 1.8).
+    fn min_cwnd(&self, tcb: &Tcb) -> f64 {
+        tcb.ssthresh
+    }
+
     fn init(&mut self, tcb: &mut Tcb) {
         self.last_cong = tcb.now;
         self.lasttime = tcb.now;

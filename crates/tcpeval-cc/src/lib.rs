@@ -203,6 +203,15 @@ pub trait CongestionControl {
     /// Connection events (idle restart, recovery complete, RTO).
     fn cwnd_event(&mut self, _tcb: &mut Tcb, _event: CwndEvent) {}
 
+    /// Lower bound on cwnd while Linux 2.6 rate halving shrinks it in fast
+    /// recovery (`tcp_congestion_ops.min_cwnd`, spec 1.8; asked only in the
+    /// sender's `rate_halving` recovery mode). Default `tcp_reno_min_cwnd`:
+    /// ssthresh / 2, in whole packets. A 2.6 module without the hook (BIC,
+    /// CUBIC, H-TCP) got ssthresh itself from `tcp_cwnd_min`.
+    fn min_cwnd(&self, tcb: &Tcb) -> f64 {
+        (tcb.ssthresh / 2.0).floor()
+    }
+
     /// cwnd to restore after a loss is found spurious (Linux default
     /// `max(cwnd, prior_cwnd)`).
     fn undo_cwnd(&mut self, tcb: &Tcb, prior_cwnd: f64) -> f64 {

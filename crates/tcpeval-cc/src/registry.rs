@@ -89,6 +89,9 @@ macro_rules! algorithms {
             fn cwnd_event(&mut self, tcb: &mut Tcb, event: CwndEvent) {
                 match self { $(Algorithm::$variant(a) => a.cwnd_event(tcb, event)),* }
             }
+            fn min_cwnd(&self, tcb: &Tcb) -> f64 {
+                match self { $(Algorithm::$variant(a) => a.min_cwnd(tcb)),* }
+            }
             fn undo_cwnd(&mut self, tcb: &Tcb, prior_cwnd: f64) -> f64 {
                 match self { $(Algorithm::$variant(a) => a.undo_cwnd(tcb, prior_cwnd)),* }
             }
@@ -146,6 +149,28 @@ mod tests {
         assert!(e.message.contains("allowed"));
         let e = build("reno", &json!({"bta": 0.5})).unwrap_err();
         assert!(e.message.contains("unknown field `bta`"), "{e}");
+    }
+
+    #[test]
+    fn rate_halving_floors_follow_the_2_6_modules() {
+        // spec 1.8: tcp_reno_min_cwnd = ssthresh / 2 (integer) for modules
+        // that set it; BIC, CUBIC and H-TCP set none, so tcp_cwnd_min gave
+        // ssthresh; Westwood+ its bw x RTTmin, 2 packets before any sample.
+        let tcb = Tcb::new(100.0, 81.0, 1448);
+        for (name, floor) in [
+            ("reno", 40.0),
+            ("scalable", 40.0),
+            ("highspeed", 40.0),
+            ("illinois", 40.0),
+            ("yeah", 40.0),
+            ("bic", 81.0),
+            ("cubic", 81.0),
+            ("htcp", 81.0),
+            ("westwood", 2.0),
+        ] {
+            let a = build(name, &serde_json::Value::Null).unwrap();
+            assert_eq!(a.min_cwnd(&tcb), floor, "{name}");
+        }
     }
 
     #[test]

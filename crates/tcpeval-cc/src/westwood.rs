@@ -229,6 +229,11 @@ impl NamedAlgorithm for Westwood {
 }
 
 impl CongestionControl for Westwood {
+    /// `tcp_westwood_bw_rttmin`, the 2.6 module's `min_cwnd`.
+    fn min_cwnd(&self, tcb: &Tcb) -> f64 {
+        self.bw_rttmin(tcb)
+    }
+
     fn init(&mut self, tcb: &mut Tcb) {
         self.bw_ns = 0.0;
         self.bw = 0.0;

@@ -5,7 +5,7 @@
 //! Units are in the field names: `_mbps` (Mbit/s), `_ms`, `_s`, `_pkts`,
 //! `_bytes`. Defaults are those of spec/algorithms.md section 1.
 
-use crate::tcp::config::{CountMode, RecoveryMode, RtoMode, TcpConfig};
+use crate::tcp::config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
 use crate::time::Time;
 pub use crate::traffic::Traffic;
 use serde::{Deserialize, Serialize};
@@ -266,8 +266,13 @@ pub enum Direction {
 pub struct TcpOptions {
     /// SACK on (default) or NewReno.
     pub sack: Option<bool>,
-    /// `prr` (default) or `rfc6675`.
+    /// `prr` (default), `rfc6675` or `rate_halving` (Linux 2.6).
     pub recovery: Option<RecoveryMode>,
+    /// `rfc6675` (default) or `fack` (Linux 2.6). Left out of the
+    /// normalized scenario when unset, so that scenarios written before the
+    /// option existed keep their hash (and their stored runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_marking: Option<LossMarking>,
     /// Duplicate-ACK threshold (1..=100, default 3).
     pub dupthresh: Option<u32>,
     /// Initial cwnd, packets (1..=1e6, default 10).
@@ -429,6 +434,7 @@ impl TcpOptions {
         pick!(
             sack,
             recovery,
+            loss_marking,
             dupthresh,
             initial_cwnd,
             initial_ssthresh,
@@ -454,6 +460,7 @@ impl TcpOptions {
         let mut c = TcpConfig { packet_size, ..d };
         c.sack = self.sack.unwrap_or(d.sack);
         c.recovery = self.recovery.unwrap_or(d.recovery);
+        c.loss_marking = self.loss_marking.unwrap_or(d.loss_marking);
         if let Some(v) = self.dupthresh {
             check(&f("dupthresh"), f64::from(v), 1.0, 100.0)?;
             c.dupthresh = v;

@@ -77,6 +77,52 @@ fn one_reno_flow_fills_the_pipe_with_a_sawtooth() {
 }
 
 #[test]
+fn a_linux_2_6_sender_rate_halves_and_still_fills_the_pipe() {
+    // The sawtooth scenario above with Linux 2.6 recovery (rate halving,
+    // FACK marking; spec 1.8). Every loss episode is repaired by fast
+    // recovery, never a timeout, and the pipe stays full. Unlike PRR, which
+    // stops at ssthresh, rate halving keeps taking one packet off per two
+    // ACKs for as long as recovery lasts, down to Reno's min_cwnd =
+    // ssthresh / 2: after the slow-start overshoot (hundreds of losses, a
+    // recovery of several RTTs) the window falls to about half of PRR's and
+    // climbs back from there.
+    let run_with = |tcp: &str| {
+        run(&dumbbell(
+            200.0,
+            100.0,
+            10.0,
+            r#"{"bdp": 1.0}"#,
+            &format!(r#"{{"algorithm": "reno", "rtt_ms": 100, "tcp": {tcp}}}"#),
+            "",
+        ))
+    };
+    let after_60 = |r: &tcpeval_sim::Results| -> Vec<(f64, f64)> {
+        let s = &r.flow_series;
+        (0..s.time.len())
+            .filter(|&k| s.time[k] > 60.0)
+            .map(|k| (s.cwnd[k], s.ssthresh[k]))
+            .collect()
+    };
+    let floor = |v: &[(f64, f64)]| v.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let prr = run_with("{}");
+    let linux26 = run_with(r#"{"recovery": "rate_halving", "loss_marking": "fack"}"#);
+    let f = &linux26.flows[0];
+    assert!(f.fast_retransmits >= 2, "{f:?}");
+    assert_eq!(f.timeouts, 0, "{f:?}");
+    let util = goodput(&linux26, 0, 30.0, 200.0) / 100e6 * 1500.0 / 1460.0;
+    assert!(util >= 0.95, "utilization {util}");
+    let samples = after_60(&linux26);
+    for &(cwnd, ssthresh) in &samples {
+        assert!(
+            cwnd >= (ssthresh / 2.0).floor(),
+            "cwnd {cwnd} below ssthresh {ssthresh} / 2"
+        );
+    }
+    let (lo26, lo_prr) = (floor(&samples), floor(&after_60(&prr)));
+    assert!(lo26 < 0.6 * lo_prr, "floors {lo26} vs PRR {lo_prr}");
+}
+
+#[test]
 fn two_reno_flows_share_fairly() {
     let flows =
         r#"{"algorithm": "reno", "rtt_ms": 40}, {"algorithm": "reno", "rtt_ms": 40, "start_s": 5}"#;

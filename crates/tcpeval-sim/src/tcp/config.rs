@@ -23,6 +23,22 @@ pub enum RecoveryMode {
     Prr,
     /// RFC 6675: cwnd = ssthresh at entry, send while pipe < cwnd.
     Rfc6675,
+    /// Linux 2.6.x - 3.1 rate halving (`tcp_cwnd_down`): on every second
+    /// ACK that delivers data, cwnd -= 1 while above ssthresh / 2, and never
+    /// above in_flight + 1; on exit cwnd = min(cwnd, ssthresh).
+    RateHalving,
+}
+
+/// Which outstanding packets SACK information marks lost (spec 1.8).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossMarking {
+    /// RFC 6675 `IsLost`: at least `dupthresh` SACKed packets above it.
+    #[default]
+    Rfc6675,
+    /// FACK (Linux 2.6 - 4.14 default): more than `dupthresh` packets,
+    /// SACKed or not, from it up to the highest SACKed one.
+    Fack,
 }
 
 /// How the retransmission timeout is floored (spec 1.9).
@@ -47,6 +63,8 @@ pub struct TcpConfig {
     pub sack: bool,
     /// Recovery cwnd rule when SACK is on.
     pub recovery: RecoveryMode,
+    /// SACK loss-marking rule.
+    pub loss_marking: LossMarking,
     /// Duplicate-ACK threshold / SACK loss threshold (packets).
     pub dupthresh: u32,
     /// Initial congestion window (packets).
@@ -84,6 +102,7 @@ impl Default for TcpConfig {
             ack_size: 40,
             sack: true,
             recovery: RecoveryMode::Prr,
+            loss_marking: LossMarking::Rfc6675,
             dupthresh: 3,
             initial_cwnd: 10.0,
             initial_ssthresh: f64::INFINITY,

@@ -9,6 +9,6 @@ pub mod scoreboard;
 pub mod sender;
 pub mod timer;
 
-pub use config::{CountMode, RecoveryMode, RtoMode, TcpConfig};
+pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
 pub use receiver::Receiver;
 pub use sender::{Sender, SenderStats};

@@ -8,6 +8,10 @@
 //! lost when at least `dupthresh` SACKed packets lie above it. With `h` the
 //! `dupthresh`-th highest SACKed sequence number, exactly the un-SACKed
 //! packets below `h` are lost; `h` only grows, so marking is amortized O(1).
+//! With FACK (Linux 2.6 - 4.14) `h` is instead the highest SACKed sequence
+//! number minus `dupthresh - 1`: a hole is lost once more than `dupthresh`
+//! packets, SACKed or not, lie from it to the highest SACKed one
+//! (`fackets_out > reordering`).
 //!
 //! Lost retransmissions (which RFC 6675 leaves to the RTO) are detected as
 //! Linux 2.6 `tcp_mark_lost_retrans` does: a retransmission sent when the
@@ -15,6 +19,7 @@
 //! `dupthresh` is SACKed, since on a FIFO path it should have arrived first.
 //! It is then marked for another retransmission.
 
+use super::config::LossMarking;
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -69,6 +74,7 @@ pub struct Scoreboard {
     /// Outstanding retransmissions (not yet SACKed or acked).
     pub retrans_out: u32,
     dupthresh: usize,
+    marking: LossMarking,
     /// The `dupthresh` highest SACKed sequence numbers, highest first.
     top: Vec<u64>,
     /// Packets below this were considered by SACK-based loss marking.
@@ -84,8 +90,9 @@ pub struct Scoreboard {
 }
 
 impl Scoreboard {
-    /// An empty scoreboard with the given loss threshold (packets).
-    pub fn new(dupthresh: u32) -> Self {
+    /// An empty scoreboard with the given loss threshold (packets) and
+    /// SACK loss-marking rule.
+    pub fn new(dupthresh: u32, marking: LossMarking) -> Self {
         Scoreboard {
             segs: VecDeque::new(),
             una: 0,
@@ -93,6 +100,7 @@ impl Scoreboard {
             lost_out: 0,
             retrans_out: 0,
             dupthresh: dupthresh.max(1) as usize,
+            marking,
             top: Vec::with_capacity(dupthresh.max(1) as usize + 1),
             marked_to: 0,
             retx_hint: 0,
@@ -267,13 +275,18 @@ impl Scoreboard {
         }
     }
 
-    /// RFC 6675 loss marking: every un-SACKed packet with at least
-    /// `dupthresh` SACKed packets above it is marked lost.
+    /// SACK loss marking (see the module doc): RFC 6675, every un-SACKed
+    /// packet with at least `dupthresh` SACKed packets above it is marked
+    /// lost; FACK, every un-SACKed packet more than `dupthresh` packets
+    /// below the highest SACKed one (counting it).
     pub fn mark_lost_by_sack(&mut self) {
-        if self.top.len() < self.dupthresh {
-            return;
-        }
-        let h = self.top[self.dupthresh - 1].min(self.nxt());
+        let h = match self.marking {
+            LossMarking::Rfc6675 if self.top.len() < self.dupthresh => return,
+            LossMarking::Rfc6675 => self.top[self.dupthresh - 1],
+            // highest_sacked is one past the highest SACKed packet.
+            LossMarking::Fack => self.highest_sacked.saturating_sub(self.dupthresh as u64),
+        };
+        let h = h.min(self.nxt());
         let mut seq = self.marked_to.max(self.una);
         while seq < h {
             self.mark_lost_flag(seq);
@@ -330,7 +343,11 @@ mod tests {
     use super::*;
 
     fn board(n: u64) -> Scoreboard {
-        let mut sb = Scoreboard::new(3);
+        board_with(n, LossMarking::Rfc6675)
+    }
+
+    fn board_with(n: u64, marking: LossMarking) -> Scoreboard {
+        let mut sb = Scoreboard::new(3, marking);
         for i in 0..n {
             sb.push_new(Time::from_ms(i));
         }
@@ -378,6 +395,32 @@ mod tests {
         assert_eq!(d.packets, 3);
         sb.mark_lost_by_sack();
         assert_eq!(sb.lost_out, 5); // 0..5
+    }
+
+    #[test]
+    fn fack_counts_every_packet_up_to_the_highest_sack() {
+        // Packets 0..10; only 5 SACKed. RFC 6675: one SACK above any hole,
+        // nothing lost. FACK: fackets_out = 6 > 3, so the 6 - 3 = 3 packets
+        // from the head (0, 1, 2) are lost; 3 and 4 are within dupthresh.
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.sack_one(5, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 0);
+        let mut sb = board_with(10, LossMarking::Fack);
+        sb.sack_one(5, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 3);
+        assert_eq!(sb.next_retransmit(), Some(0));
+        // SACK of 8: highest 8, so 0..=5 minus the SACKed 5 -> 3, 4 lost too.
+        sb.sack_one(8, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 5);
+        // SACKs at or below dupthresh mark nothing: 0..3 SACK of 2 alone.
+        let mut sb = board_with(10, LossMarking::Fack);
+        sb.sack_one(2, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 0);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! The TCP sender (spec/algorithms.md section 1): window-limited
 //! transmission, the Linux congestion-avoidance state machine (Open,
-//! Disorder, Recovery, Loss), SACK-based loss recovery (RFC 6675 marking with
-//! PRR, RFC 6937, or the plain RFC 6675 window) or NewReno (RFC 6582) when
-//! SACK is off, and the retransmission timer (RFC 6298, Karn, backoff).
+//! Disorder, Recovery, Loss), SACK-based loss recovery (RFC 6675 or FACK
+//! marking with PRR, RFC 6937, the plain RFC 6675 window or Linux 2.6 rate
+//! halving) or NewReno (RFC 6582) when SACK is off, and the retransmission
+//! timer (RFC 6298, Karn, backoff).
 //!
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
@@ -63,6 +64,8 @@ pub struct Sender {
     prr_delivered: u64,
     prr_out: u64,
     recover_fs: u64,
+    /// Rate halving: delivering ACKs since the last cwnd decrement (0 or 1).
+    halving_cnt: u32,
     dupacks: u32,
     partial_seen: bool,
     /// The application offers data up to (excluding) this sequence number.
@@ -85,7 +88,7 @@ impl Sender {
             cfg,
             cc,
             tcb,
-            sb: Scoreboard::new(cfg.dupthresh),
+            sb: Scoreboard::new(cfg.dupthresh, cfg.loss_marking),
             rto: RtoEstimator::new(cfg.rto_mode, cfg.rto_min, cfg.rto_initial, cfg.rto_max),
             rto_timer: LazyTimer::default(),
             cc_timer: LazyTimer::default(),
@@ -94,6 +97,7 @@ impl Sender {
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
+            halving_cnt: 0,
             dupacks: 0,
             partial_seen: false,
             app_limit: size.unwrap_or(u64::MAX),
@@ -297,6 +301,7 @@ impl Sender {
         self.prr_delivered = 0;
         self.prr_out = 0;
         self.recover_fs = u64::from(self.sb.packets_out()).max(1);
+        self.halving_cnt = 0;
         self.stats.fast_retransmits += 1;
     }
 
@@ -322,16 +327,47 @@ impl Sender {
         (pipe + sndcnt.max(0)).max(1) as f64
     }
 
+    /// Linux 2.6 rate halving (`tcp_cwnd_down`) on an ACK that delivered
+    /// `newly` packets: every second such ACK takes one packet off cwnd while
+    /// cwnd is above the algorithm's `min_cwnd` (ssthresh / 2 by default),
+    /// and cwnd never exceeds in_flight + 1, so one packet goes out per two
+    /// ACKs.
+    fn rate_halving_cwnd(&mut self, newly: u32) -> f64 {
+        let mut cwnd = self.tcb.cwnd;
+        if newly == 0 {
+            return cwnd;
+        }
+        let decr = self.halving_cnt + 1;
+        self.halving_cnt = decr & 1;
+        let min_cwnd = self.cc.min_cwnd(&self.tcb);
+        if decr >> 1 > 0 && cwnd > min_cwnd {
+            cwnd -= f64::from(decr >> 1);
+        }
+        cwnd.min(f64::from(self.sb.in_flight()) + 1.0)
+    }
+
+    /// cwnd on an ACK in Recovery that does not end it, by the recovery mode.
+    fn recovery_cwnd(&mut self, newly: u32) -> f64 {
+        match self.cfg.recovery {
+            RecoveryMode::Prr => self.prr_cwnd(newly),
+            RecoveryMode::Rfc6675 => self.tcb.cwnd,
+            RecoveryMode::RateHalving => self.rate_halving_cwnd(newly),
+        }
+    }
+
     fn sack_state_machine(&mut self, now: Time, newly: u32, out: &mut Vec<Packet>) {
         self.sb.mark_lost_by_sack();
         self.sb.mark_lost_retransmits();
         match self.tcb.ca_state {
             CaState::Recovery => {
                 if self.sb.una() >= self.recover {
-                    let ssthresh = self.tcb.ssthresh;
-                    self.exit_recovery(ssthresh);
-                } else if self.cfg.recovery == RecoveryMode::Prr {
-                    self.tcb.cwnd = self.prr_cwnd(newly);
+                    let cwnd = match self.cfg.recovery {
+                        RecoveryMode::RateHalving => self.tcb.cwnd.min(self.tcb.ssthresh),
+                        RecoveryMode::Prr | RecoveryMode::Rfc6675 => self.tcb.ssthresh,
+                    };
+                    self.exit_recovery(cwnd);
+                } else {
+                    self.tcb.cwnd = self.recovery_cwnd(newly);
                 }
             }
             CaState::Loss => {
@@ -343,10 +379,10 @@ impl Sender {
             CaState::Open | CaState::Disorder | CaState::Cwr => {
                 if self.sb.lost_out > 0 {
                     self.enter_recovery();
-                    self.tcb.cwnd = match self.cfg.recovery {
-                        RecoveryMode::Prr => self.prr_cwnd(newly),
-                        RecoveryMode::Rfc6675 => self.tcb.ssthresh,
-                    };
+                    if self.cfg.recovery == RecoveryMode::Rfc6675 {
+                        self.tcb.cwnd = self.tcb.ssthresh;
+                    }
+                    self.tcb.cwnd = self.recovery_cwnd(newly);
                     // RFC 6675 step 4.3: the first lost packet goes out now.
                     if let Some(seq) = self.sb.next_retransmit() {
                         self.retransmit(seq, now, out);
@@ -464,5 +500,160 @@ impl Sender {
             self.cc_timer.set(now + p);
         }
         self.try_send(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::LossMarking;
+
+    /// A Reno sender in congestion avoidance at cwnd 20 with the given
+    /// recovery rule, having sent packets 0..20 at time zero.
+    fn reno_at_20(recovery: RecoveryMode) -> (Sender, Vec<Packet>) {
+        let cfg = TcpConfig {
+            initial_cwnd: 20.0,
+            initial_ssthresh: 20.0,
+            recovery,
+            ..TcpConfig::default()
+        };
+        let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
+        let mut s = Sender::new(0, cfg, cc, None);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        (s, out)
+    }
+
+    fn seqs(out: &mut Vec<Packet>) -> Vec<u64> {
+        out.drain(..)
+            .map(|p| match p.payload {
+                Payload::Data { seq } => seq,
+                Payload::Ack { .. } => panic!("a sender sends data"),
+            })
+            .collect()
+    }
+
+    /// The ACK for packet `k` when packet 0 is lost and 1..=k arrived.
+    fn sack_up_to(s: &mut Sender, k: u64, out: &mut Vec<Packet>) {
+        let block = [SackBlock {
+            start: 1,
+            end: k + 1,
+        }];
+        let ack = AckIn {
+            cum: 0,
+            trigger: k,
+            sack: &block,
+        };
+        s.on_ack(Time::from_ms(100 + k), ack, out);
+    }
+
+    #[test]
+    fn rate_halving_sends_one_packet_per_two_acks() {
+        // Spec 1.8 (Linux 2.6 tcp_cwnd_down). Packet 0 is lost. ACKs 1 and 2
+        // (Disorder) each clock out one new packet (20, 21). ACK 3 marks 0
+        // lost (RFC 6675: three SACKs above it): ssthresh = 10, the halving
+        // counter goes to 1 without a decrement, and cwnd = in_flight + 1 =
+        // (22 - 3 sacked - 1 lost) + 1 = 19; 0 is retransmitted. From then on
+        // every second ACK takes one off cwnd and every other ACK sends one.
+        let (mut s, mut out) = reno_at_20(RecoveryMode::RateHalving);
+        assert_eq!(seqs(&mut out), (0..20).collect::<Vec<_>>());
+        let mut trace = Vec::new();
+        for k in 1..=7 {
+            sack_up_to(&mut s, k, &mut out);
+            trace.push((k, s.tcb.cwnd, seqs(&mut out)));
+        }
+        assert_eq!(
+            trace,
+            vec![
+                (1, 20.0, vec![20]),
+                (2, 20.0, vec![21]),
+                (3, 19.0, vec![0]),
+                (4, 18.0, vec![]),
+                (5, 18.0, vec![22]),
+                (6, 17.0, vec![]),
+                (7, 17.0, vec![23]),
+            ]
+        );
+        assert_eq!(s.tcb.ssthresh, 10.0);
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
+        // Everything up to 23 acknowledged: recovery ends with
+        // cwnd = min(cwnd, ssthresh) = min(17, 10).
+        let ack = AckIn {
+            cum: 24,
+            trigger: 0,
+            sack: &[],
+        };
+        s.on_ack(Time::from_ms(120), ack, &mut out);
+        assert_eq!(s.tcb.ca_state, CaState::Open);
+        assert_eq!(s.tcb.cwnd, 10.0);
+        assert_eq!(seqs(&mut out), (24..34).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn rate_halving_decrements_stop_at_half_of_ssthresh() {
+        // In recovery (ssthresh 10) with cwnd already down to 6 and plenty
+        // in flight: the next decrement takes it to min_cwnd = 10 / 2 = 5,
+        // the ones after leave it there; in_flight + 1 is no bound here.
+        let (mut s, mut out) = reno_at_20(RecoveryMode::RateHalving);
+        for k in 1..=3 {
+            sack_up_to(&mut s, k, &mut out);
+        }
+        out.clear();
+        s.tcb.cwnd = 6.0;
+        let mut cwnds = Vec::new();
+        for k in 4..=9 {
+            sack_up_to(&mut s, k, &mut out);
+            cwnds.push(s.tcb.cwnd);
+        }
+        assert_eq!(cwnds, vec![5.0; 6]);
+        // Nothing went out: 22 sent - 9 SACKed - 1 lost + 1 retransmitted
+        // = 13 in flight, above cwnd.
+        assert_eq!(s.in_flight(), 13);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn prr_and_rfc6675_windows_at_recovery_entry() {
+        // The same third ACK: RFC 6675 sets cwnd = ssthresh = 10; PRR
+        // (RFC 6937, pipe 18 > ssthresh 10) allows
+        // ceil(prr_delivered 1 * ssthresh 10 / RecoverFS 22) - prr_out 0 = 1
+        // packet, so cwnd = pipe + 1 = 19.
+        for (mode, cwnd) in [(RecoveryMode::Rfc6675, 10.0), (RecoveryMode::Prr, 19.0)] {
+            let (mut s, mut out) = reno_at_20(mode);
+            for k in 1..=3 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            assert_eq!(s.tcb.cwnd, cwnd, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn fack_enters_recovery_on_the_first_sack_far_enough_ahead() {
+        // Packets 0..=3 lost, 4 arrives: one SACK, which RFC 6675 does not
+        // count as loss; FACK does (fackets_out = 5 > 3), marking 0 and 1.
+        for (marking, state) in [
+            (LossMarking::Rfc6675, CaState::Disorder),
+            (LossMarking::Fack, CaState::Recovery),
+        ] {
+            let cfg = TcpConfig {
+                initial_cwnd: 20.0,
+                initial_ssthresh: 20.0,
+                loss_marking: marking,
+                ..TcpConfig::default()
+            };
+            let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
+            let mut s = Sender::new(0, cfg, cc, None);
+            let mut out = Vec::new();
+            s.start(Time::ZERO, &mut out);
+            out.clear();
+            let block = [SackBlock { start: 4, end: 5 }];
+            let ack = AckIn {
+                cum: 0,
+                trigger: 4,
+                sack: &block,
+            };
+            s.on_ack(Time::from_ms(100), ack, &mut out);
+            assert_eq!(s.tcb.ca_state, state, "{marking:?}");
+        }
     }
 }
