@@ -194,6 +194,10 @@ pub trait CongestionControl {
     /// Grow cwnd on an ACK that advanced the window (Open, Disorder or Loss state).
     fn cong_avoid(&mut self, tcb: &mut Tcb, ack: &AckInfo);
 
+    /// Every arriving ACK, duplicates included, before `pkts_acked` (Linux
+    /// `in_ack_event`); `tcb.snd_una` is already the ACK's cumulative point.
+    fn in_ack_event(&mut self, _tcb: &Tcb) {}
+
     /// RTT and delivery bookkeeping for every ACK that delivers data.
     fn pkts_acked(&mut self, _tcb: &Tcb, _sample: &AckSample) {}
 

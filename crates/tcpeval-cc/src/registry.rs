@@ -80,6 +80,10 @@ macro_rules! algorithms {
                 match self { $(Algorithm::$variant(a) => a.cong_avoid(tcb, ack)),* }
             }
             #[inline]
+            fn in_ack_event(&mut self, tcb: &Tcb) {
+                match self { $(Algorithm::$variant(a) => a.in_ack_event(tcb)),* }
+            }
+            #[inline]
             fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
                 match self { $(Algorithm::$variant(a) => a.pkts_acked(tcb, sample)),* }
             }

@@ -175,6 +175,12 @@ impl<C: CongestionControl> Harness<C> {
         self.tcb.now = self.tcb.now.max(t);
     }
 
+    /// A duplicate ACK now (no SACK: nothing newly delivered), which only
+    /// `in_ack_event` sees.
+    pub fn dupack(&mut self) {
+        self.cc.in_ack_event(&self.tcb);
+    }
+
     /// One ACK now, delivering `acked` packets, with RTT sample `rtt`.
     pub fn ack(&mut self, acked: u32, rtt: Option<Time>) {
         let t = &mut self.tcb;
@@ -189,6 +195,7 @@ impl<C: CongestionControl> Harness<C> {
                 Some(s) => Time::from_ps((s.ps() * 7 + r.ps()) / 8),
             });
         }
+        self.cc.in_ack_event(&self.tcb);
         self.cc.pkts_acked(&self.tcb, &AckSample { acked, rtt });
         if self.tcb.ca_state == CaState::Loss && self.tcb.snd_una >= self.high_seq {
             self.set_state(CaState::Open);

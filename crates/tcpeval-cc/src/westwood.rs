@@ -7,12 +7,17 @@
 //! sets the window to that bandwidth times the smallest RTT seen, i.e. the
 //! pipe size without the queue, instead of halving.
 //!
-//! * Bandwidth samples: the bytes delivered (`AckSample::acked` x MSS) are
-//!   summed over a window that closes at the first ACK more than
-//!   `max(last RTT sample, min_sample_interval)` after it opened; the sample
-//!   is bytes / window length (the closing ACK's bytes count in the next
-//!   window, as in Linux). SACKed data counts when SACKed, so no duplicate-ACK
-//!   accounting is needed.
+//! * Bandwidth samples: on every ACK (`in_ack_event`, duplicates included)
+//!   the data it acknowledges is added to a window that closes at the first
+//!   ACK more than `max(last RTT sample, min_sample_interval)` after it
+//!   opened; the sample is bytes / window length (the closing ACK's bytes
+//!   count in the next window). An ACK counts its cumulative advance; a
+//!   duplicate ACK counts one MSS, which is remembered and taken off the
+//!   cumulative ACK that later covers it (`westwood_acked_count`; spec 10),
+//!   so that with or without SACK the delivery rate is seen while the hole
+//!   is being repaired. As in Linux the window length is compared with the
+//!   RTT sample of the previous ACK, the ACK hook running before
+//!   `pkts_acked`.
 //! * Filter `linux` (default): two cascaded EWMAs, `bw_ns = g bw_ns + (1 - g)
 //!   sample`, `bw = g bw + (1 - g) bw_ns` with `g = 7/8`; the first sample
 //!   fills both (when both are still 0, as Linux tests). Filter `tustin`
@@ -29,11 +34,13 @@
 //! Linux works in jiffies and bytes per jiffy; here times are exact and the
 //! bandwidth is in bytes per second. With `growth = linux` the window
 //! `bw * RTTmin / MSS` is truncated to whole packets (as the kernel's integer
-//! division), with `float` it is kept fractional. Linux takes the bandwidth
-//! step in the ACK hook that runs before `pkts_acked`, so its RTT and RTTmin
-//! lag one ACK behind; here the ACK's own sample is used. Until the first RTT
-//! sample the RTT is `initial_rtt` (Linux 20 s), which keeps the first window
-//! open.
+//! division), with `float` it is kept fractional. Linux updates RTTmin in its
+//! ACK hook too, from the previous ACK's sample; here `pkts_acked` takes the
+//! ACK's own (RTTmin is read only at a loss). Linux skips the duplicate-ACK
+//! accounting on fast-path ACKs (in-order data, header prediction), which a
+//! simulator cannot tell apart; here every ACK takes the slow path's rule,
+//! the one the spec states. Until the first RTT sample the RTT is
+//! `initial_rtt` (Linux 20 s), which keeps the first window open.
 
 use crate::common::{GrowthMode, MinRtt};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
@@ -149,6 +156,11 @@ pub struct Westwood {
     bytes: f64,
     /// When the current sample window opened.
     window_start: Time,
+    /// Cumulative ACK point at the last ACK, packets.
+    snd_una: u64,
+    /// Packets credited by duplicate ACKs and not yet covered by a
+    /// cumulative advance.
+    accounted: u64,
     /// Latest RTT sample (`initial_rtt` before the first).
     rtt: Time,
     rtt_min: MinRtt,
@@ -174,6 +186,29 @@ impl Westwood {
             GrowthMode::Float => w,
         };
         w.max(2.0)
+    }
+
+    /// Packets this ACK counts as delivered (Linux `westwood_acked_count`):
+    /// its cumulative advance, or one for a duplicate ACK; an advance of
+    /// more than one is reduced by what duplicate ACKs already counted,
+    /// down to one.
+    fn acked_count(&mut self, tcb: &Tcb) -> u64 {
+        let mut cumul = tcb.snd_una.saturating_sub(self.snd_una);
+        self.snd_una = tcb.snd_una;
+        if cumul == 0 {
+            self.accounted += 1;
+            cumul = 1;
+        }
+        if cumul > 1 {
+            if self.accounted >= cumul {
+                self.accounted -= cumul;
+                cumul = 1;
+            } else {
+                cumul -= self.accounted;
+                self.accounted = 0;
+            }
+        }
+        cumul
     }
 
     /// Feeds one bandwidth sample (bytes/s) to the filter.
@@ -222,6 +257,8 @@ impl NamedAlgorithm for Westwood {
             last_sample: 0.0,
             bytes: 0.0,
             window_start: Time::ZERO,
+            snd_una: 0,
+            accounted: 0,
             rtt,
             rtt_min,
         }
@@ -240,6 +277,8 @@ impl CongestionControl for Westwood {
         self.last_sample = 0.0;
         self.bytes = 0.0;
         self.window_start = tcb.now;
+        self.snd_una = tcb.snd_una;
+        self.accounted = 0;
         self.rtt = Time::from_secs_f64(self.params.initial_rtt);
         self.rtt_min.reset();
     }
@@ -252,11 +291,7 @@ impl CongestionControl for Westwood {
         self.reno.cong_avoid(tcb, ack);
     }
 
-    fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
-        if let Some(rtt) = sample.rtt {
-            self.rtt = rtt;
-            self.rtt_min.update(tcb.now, rtt);
-        }
+    fn in_ack_event(&mut self, tcb: &Tcb) {
         let elapsed = tcb.now.saturating_sub(self.window_start);
         let span = self
             .rtt
@@ -266,7 +301,14 @@ impl CongestionControl for Westwood {
             self.bytes = 0.0;
             self.window_start = tcb.now;
         }
-        self.bytes += f64::from(sample.acked) * f64::from(tcb.mss);
+        self.bytes += self.acked_count(tcb) as f64 * f64::from(tcb.mss);
+    }
+
+    fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
+        if let Some(rtt) = sample.rtt {
+            self.rtt = rtt;
+            self.rtt_min.update(tcb.now, rtt);
+        }
     }
 
     fn cwnd_event(&mut self, tcb: &mut Tcb, event: CwndEvent) {
@@ -405,6 +447,34 @@ mod tests {
         // spec 10 paper form: b = 0.9 b + 0.05 (s_k + s_{k-1}).
         let (s1, s2, bw) = two_windows(WestwoodFilter::Tustin);
         let expected = 0.9 * s1 + 0.05 * (s2 + s1);
+        assert!((bw - expected).abs() < 1e-6, "{bw} vs {expected}");
+    }
+
+    #[test]
+    fn duplicate_acks_count_one_packet_each_until_covered() {
+        // spec 10 (Linux westwood_acked_count). RTT 20 ms, one ACK per
+        // 10 ms. Window 1 (0-60 ms): 5 packets. Window 2 (60-120 ms): the
+        // 60 ms packet and five duplicate ACKs (70-110 ms), one packet each:
+        // 6. Window 3 (120-180 ms): the 120 ms duplicate ACK; at 130 ms a
+        // cumulative ACK of 7 covers the six credited packets, so it counts
+        // 7 - 6 = 1; then one packet per ACK at 140-170 ms: 6 in all (12
+        // without the subtraction).
+        let mut h = Harness::new(westwood(), 100.0, 50.0);
+        let (gap, rtt) = (Time::from_ms(10), Time::from_ms(20));
+        deliver(&mut h, 6, gap, rtt);
+        for _ in 0..6 {
+            let t = h.now() + gap;
+            h.advance_to(t);
+            h.dupack();
+        }
+        let t = h.now() + gap;
+        h.advance_to(t);
+        h.ack(7, Some(rtt));
+        deliver(&mut h, 5, gap, rtt);
+        let (s1, s2, s3) = (5.0 * MSS / 0.06, 6.0 * MSS / 0.06, 6.0 * MSS / 0.06);
+        let (ns2, bw2) = (0.875 * s1 + 0.125 * s2, 0.875 * s1 + 0.125 * (0.875 * s1 + 0.125 * s2));
+        let expected = 0.875 * bw2 + 0.125 * (0.875 * ns2 + 0.125 * s3);
+        let bw = h.cc.bandwidth();
         assert!((bw - expected).abs() < 1e-6, "{bw} vs {expected}");
     }
 

@@ -246,6 +246,7 @@ impl Sender {
             self.tcb.min_rtt = Some(self.tcb.min_rtt.map_or(r, |m| m.min(r)));
         }
         self.sync_tcb(now);
+        self.cc.in_ack_event(&self.tcb);
         if d.packets > 0 {
             self.cc.pkts_acked(
                 &self.tcb,
