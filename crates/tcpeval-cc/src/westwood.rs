@@ -472,7 +472,10 @@ mod tests {
         h.ack(7, Some(rtt));
         deliver(&mut h, 5, gap, rtt);
         let (s1, s2, s3) = (5.0 * MSS / 0.06, 6.0 * MSS / 0.06, 6.0 * MSS / 0.06);
-        let (ns2, bw2) = (0.875 * s1 + 0.125 * s2, 0.875 * s1 + 0.125 * (0.875 * s1 + 0.125 * s2));
+        let (ns2, bw2) = (
+            0.875 * s1 + 0.125 * s2,
+            0.875 * s1 + 0.125 * (0.875 * s1 + 0.125 * s2),
+        );
         let expected = 0.875 * bw2 + 0.125 * (0.875 * ns2 + 0.125 * s3);
         let bw = h.cc.bandwidth();
         assert!((bw - expected).abs() < 1e-6, "{bw} vs {expected}");

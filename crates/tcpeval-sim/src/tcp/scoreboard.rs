@@ -36,29 +36,69 @@ struct Seg {
     flags: u8,
 }
 
-/// What an ACK newly delivered.
+/// What an ACK newly delivered, and the send times its RTT samples come
+/// from.
+///
+/// Karn's rule as Linux applies it per ACK (`tcp_clean_rtx_queue`, without
+/// timestamps): when the cumulative part of an ACK covers a packet that was
+/// ever retransmitted (`FLAG_RETRANS_DATA_ACKED`), that part gives no sample
+/// at all, not even from the never-retransmitted packets it also covers
+/// (their ACK may have waited behind the retransmission: after a NewReno
+/// recovery of many RTTs they would read as an RTT of many seconds). Newly
+/// SACKed never-retransmitted packets still give one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Delivered {
     /// Packets newly delivered (cumulatively acked without an earlier SACK, or newly SACKed).
     pub packets: u32,
-    /// Send time of the most recently sent newly delivered packet never retransmitted.
-    pub newest_clean: Option<Time>,
-    /// Send time of the oldest newly cumulatively acked packet never retransmitted.
-    pub oldest_clean_cum: Option<Time>,
+    /// A cumulatively acked packet had been retransmitted.
+    pub cum_retransmitted: bool,
+    /// Send times of the first (in sequence) and the most recently sent
+    /// never-retransmitted packets newly cumulatively acked.
+    pub cum_clean: Option<(Time, Time)>,
+    /// Send times of the earliest and latest sent never-retransmitted
+    /// packets newly SACKed.
+    pub sack_clean: Option<(Time, Time)>,
 }
 
 impl Delivered {
     fn add(&mut self, seg: &Seg, cumulative: bool) {
         self.packets += 1;
-        if seg.flags & EVER_RETRANS == 0 {
-            self.newest_clean = Some(
-                self.newest_clean
-                    .map_or(seg.sent_at, |t| t.max(seg.sent_at)),
-            );
-            if cumulative && self.oldest_clean_cum.is_none() {
-                self.oldest_clean_cum = Some(seg.sent_at);
-            }
+        if seg.flags & EVER_RETRANS != 0 {
+            return;
         }
+        let t = seg.sent_at;
+        if cumulative {
+            self.cum_clean = Some(
+                self.cum_clean
+                    .map_or((t, t), |(first, last)| (first, last.max(t))),
+            );
+        } else {
+            self.sack_clean = Some(
+                self.sack_clean
+                    .map_or((t, t), |(a, b)| (a.min(t), b.max(t))),
+            );
+        }
+    }
+
+    /// The cumulative part's send times, unless it covered a retransmission.
+    fn cum_sample(&self) -> Option<(Time, Time)> {
+        self.cum_clean.filter(|_| !self.cum_retransmitted)
+    }
+
+    /// Send time of the packet the RTO estimator's sample is taken from
+    /// (Linux `seq_rtt`, else `sack_rtt`): the first clean packet
+    /// cumulatively acked, else the earliest sent newly SACKed one.
+    pub fn rto_sample_sent(&self) -> Option<Time> {
+        self.cum_sample()
+            .or(self.sack_clean)
+            .map(|(first, _)| first)
+    }
+
+    /// Send time of the packet the algorithm's RTT sample is taken from
+    /// (Linux `ca_rtt`): the latest sent newly SACKed clean packet, else the
+    /// latest sent clean packet cumulatively acked.
+    pub fn cc_sample_sent(&self) -> Option<Time> {
+        self.sack_clean.or(self.cum_sample()).map(|(_, last)| last)
     }
 }
 
@@ -205,6 +245,7 @@ impl Scoreboard {
         while self.una < cum {
             let seg = self.segs.pop_front().expect("outstanding segment");
             self.una += 1;
+            out.cum_retransmitted |= seg.flags & EVER_RETRANS != 0;
             if seg.flags & SACKED != 0 {
                 self.sacked_out -= 1;
             } else {
@@ -379,7 +420,7 @@ mod tests {
         let mut d = Delivered::default();
         sb.ack_to(6, &mut d);
         assert_eq!(d.packets, 1); // only packet 2 is new; 3..6 were SACKed
-        assert_eq!(d.newest_clean, None); // packet 2 was retransmitted: Karn
+        assert_eq!(d.cc_sample_sent(), None); // packet 2 was retransmitted: Karn
         assert_eq!((sb.sacked_out, sb.lost_out, sb.retrans_out), (0, 0, 0));
         assert_eq!(sb.in_flight(), 4);
     }
@@ -469,7 +510,41 @@ mod tests {
         let mut sb = board(4); // sent at 0, 1, 2, 3 ms
         let mut d = Delivered::default();
         sb.ack_to(3, &mut d);
-        assert_eq!(d.oldest_clean_cum, Some(Time::from_ms(0)));
-        assert_eq!(d.newest_clean, Some(Time::from_ms(2)));
+        assert_eq!(d.rto_sample_sent(), Some(Time::from_ms(0)));
+        assert_eq!(d.cc_sample_sent(), Some(Time::from_ms(2)));
+        // SACKs of 4 (sent at 4 ms) and 5 (5 ms) with the cumulative ACK
+        // of 3: the algorithm's sample is the newest SACKed packet's, the
+        // estimator's still the first cumulatively acked one's.
+        let mut sb = board(6);
+        let mut d = Delivered::default();
+        sb.ack_to(3, &mut d);
+        sb.sack_block(4, 6, &mut d);
+        assert_eq!(d.rto_sample_sent(), Some(Time::from_ms(0)));
+        assert_eq!(d.cc_sample_sent(), Some(Time::from_ms(5)));
+    }
+
+    #[test]
+    fn a_cumulative_ack_over_a_retransmission_gives_no_sample() {
+        // Packet 1 retransmitted at 50 ms; the ACK of 0..4 covers it: no
+        // sample from 0, 2 or 3 either (Karn, Linux FLAG_RETRANS_DATA_ACKED);
+        // a packet newly SACKed by the same ACK (5, sent at 5 ms) gives one.
+        let mut sb = board(8);
+        sb.mark_retransmitted(1, Time::from_ms(50));
+        let mut d = Delivered::default();
+        sb.ack_to(4, &mut d);
+        assert_eq!(d.packets, 4);
+        assert!(d.cum_retransmitted);
+        assert_eq!((d.rto_sample_sent(), d.cc_sample_sent()), (None, None));
+        sb.sack_one(5, &mut d);
+        assert_eq!(d.rto_sample_sent(), Some(Time::from_ms(5)));
+        assert_eq!(d.cc_sample_sent(), Some(Time::from_ms(5)));
+        // A retransmission SACKed earlier still taints the cumulative ACK.
+        let mut sb = board(8);
+        sb.mark_retransmitted(1, Time::from_ms(50));
+        sb.sack_one(1, &mut Delivered::default());
+        let mut d = Delivered::default();
+        sb.ack_to(3, &mut d);
+        assert!(d.cum_retransmitted);
+        assert_eq!(d.rto_sample_sent(), None);
     }
 }

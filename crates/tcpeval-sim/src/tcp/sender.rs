@@ -236,12 +236,12 @@ impl Sender {
         }
         let cum_advanced = self.sb.una() > una0;
         self.tcb.delivered += u64::from(d.packets);
-        // RTT samples (Karn: only never-retransmitted packets).
-        if let Some(sent) = d.oldest_clean_cum.or(d.newest_clean) {
+        // RTT samples (Karn's rule per ACK, see `Delivered`).
+        if let Some(sent) = d.rto_sample_sent() {
             self.rto.sample(now - sent);
             self.tcb.srtt = self.rto.srtt;
         }
-        let cc_rtt = d.newest_clean.map(|sent| now - sent);
+        let cc_rtt = d.cc_sample_sent().map(|sent| now - sent);
         if let Some(r) = cc_rtt {
             self.tcb.min_rtt = Some(self.tcb.min_rtt.map_or(r, |m| m.min(r)));
         }
@@ -611,6 +611,44 @@ mod tests {
         // = 13 in flight, above cwnd.
         assert_eq!(s.in_flight(), 13);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn the_ack_ending_a_newreno_recovery_gives_no_rtt_sample() {
+        // SACK off; packet 1 lost. The ACK of 0 at 100 ms gives the one RTT
+        // sample (100 ms). Three duplicate ACKs retransmit 1; the ACK of
+        // everything at 210 ms covers that retransmission, so none of the
+        // packets it acknowledges (2..=19 sent at 0 included) is a sample
+        // (Karn, Linux FLAG_RETRANS_DATA_ACKED): a 210 ms one would have
+        // moved srtt to 113.75 ms.
+        let cfg = TcpConfig {
+            initial_cwnd: 20.0,
+            initial_ssthresh: 20.0,
+            sack: false,
+            ..TcpConfig::default()
+        };
+        let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
+        let mut s = Sender::new(0, cfg, cc, None);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let ack = |cum, trigger| AckIn {
+            cum,
+            trigger,
+            sack: &[],
+        };
+        s.on_ack(Time::from_ms(100), ack(1, 0), &mut out);
+        assert_eq!(s.tcb.srtt, Some(Time::from_ms(100)));
+        for k in 2..20 {
+            s.on_ack(Time::from_ms(100 + k), ack(1, k), &mut out);
+        }
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
+        assert_eq!(s.stats.retransmitted, 1);
+        // Everything sent before the recovery began (20 on the ACK of 0,
+        // 21 and 22 by limited transmit), so the ACK is a full one.
+        assert_eq!(s.recover, 23);
+        s.on_ack(Time::from_ms(210), ack(23, 1), &mut out);
+        assert_eq!(s.tcb.ca_state, CaState::Open);
+        assert_eq!(s.tcb.srtt, Some(Time::from_ms(100)));
     }
 
     #[test]
