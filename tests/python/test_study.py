@@ -197,15 +197,39 @@ def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_p
         assert after.loc[key, "wall_s"] == before.loc[key, "wall_s"]
 
 
+# Eight runs in sweep order on one worker: seven of a fraction of a second,
+# then one of a few seconds, so that a kill once two runs are stored always
+# lands mid-sweep, however fast the machine (with eight short runs the whole
+# sweep could end between two polls of the catalog).
+KILLABLE = """
+name = "killable"
+[defaults]
+probes = { flow_period_ms = 50, queue_period_ms = 50 }
+[[experiment]]
+name = "long-last"
+[experiment.scenario]
+topology = { kind = "dumbbell", bottleneck = { rate_mbps = 500, delay_ms = 5 } }
+flows = [{ name = "a", algorithm = "reno", rtt_ms = 20 }]
+[experiment.sweep]
+duration = { path = "duration_s", values = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 150.0] }
+[[experiment.metric]]
+name = "goodput"
+fn = "goodput_mbps"
+agg = "sum"
+"""
+
+
 def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     out = tmp_path / "out"
+    study_file = tmp_path / "killable.toml"
+    study_file.write_text(KILLABLE)
     cmd = [
         sys.executable,
         "-m",
         "tcpeval.cli",
         "study",
         "run",
-        str(_tiny_file(tmp_path)),
+        str(study_file),
         "--out",
         str(out),
         "--workers",
@@ -217,15 +241,19 @@ def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     db = out / "catalog.sqlite"
     deadline = time.time() + 120
     while time.time() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.05)
         if db.exists():
-            with sqlite3.connect(db) as c:
-                if c.execute("SELECT count(*) FROM runs").fetchone()[0] >= 2:
-                    break
+            try:
+                with sqlite3.connect(db) as c:
+                    if c.execute("SELECT count(*) FROM runs").fetchone()[0] >= 2:
+                        break
+            except sqlite3.OperationalError:  # the file exists before its table
+                continue
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     partial = len(results(out))
     assert 2 <= partial < 8
+    assert results(out)["duration"].max() < 150
     done = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert f"{partial} already stored" in done.stdout

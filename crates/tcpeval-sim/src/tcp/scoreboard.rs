@@ -440,28 +440,24 @@ mod tests {
 
     #[test]
     fn fack_counts_every_packet_up_to_the_highest_sack() {
-        // Packets 0..10; only 5 SACKed. RFC 6675: one SACK above any hole,
-        // nothing lost. FACK: fackets_out = 6 > 3, so the 6 - 3 = 3 packets
-        // from the head (0, 1, 2) are lost; 3 and 4 are within dupthresh.
-        let mut sb = board(10);
-        let mut d = Delivered::default();
-        sb.sack_one(5, &mut d);
-        sb.mark_lost_by_sack();
-        assert_eq!(sb.lost_out, 0);
-        let mut sb = board_with(10, LossMarking::Fack);
-        sb.sack_one(5, &mut d);
-        sb.mark_lost_by_sack();
-        assert_eq!(sb.lost_out, 3);
-        assert_eq!(sb.next_retransmit(), Some(0));
-        // SACK of 8: highest 8, so 0..=5 minus the SACKed 5 -> 3, 4 lost too.
-        sb.sack_one(8, &mut d);
-        sb.mark_lost_by_sack();
-        assert_eq!(sb.lost_out, 5);
-        // SACKs at or below dupthresh mark nothing: 0..3 SACK of 2 alone.
-        let mut sb = board_with(10, LossMarking::Fack);
-        sb.sack_one(2, &mut d);
-        sb.mark_lost_by_sack();
-        assert_eq!(sb.lost_out, 0);
+        // Packets 0..10, dupthresh 3; lost after SACKs of the given packets.
+        let lost = |marking, sacked: &[u64]| {
+            let mut sb = board_with(10, marking);
+            for &q in sacked {
+                sb.sack_one(q, &mut Delivered::default());
+            }
+            sb.mark_lost_by_sack();
+            sb.lost_out
+        };
+        // Only 5 SACKed. RFC 6675: one SACK above any hole, nothing lost.
+        // FACK: fackets_out = 6 > 3, so the 6 - 3 = 3 packets from the head
+        // (0, 1, 2) are lost; 3 and 4 are within dupthresh.
+        assert_eq!(lost(LossMarking::Rfc6675, &[5]), 0);
+        assert_eq!(lost(LossMarking::Fack, &[5]), 3);
+        // 8 SACKed too: 0..=5 but the SACKed 5, so 3 and 4 as well.
+        assert_eq!(lost(LossMarking::Fack, &[5, 8]), 5);
+        // A SACK at or below dupthresh from the head marks nothing.
+        assert_eq!(lost(LossMarking::Fack, &[2]), 0);
     }
 
     #[test]

@@ -509,15 +509,15 @@ mod tests {
     use super::*;
     use crate::tcp::config::LossMarking;
 
-    /// A Reno sender in congestion avoidance at cwnd 20 with the given
-    /// recovery rule, having sent packets 0..20 at time zero.
-    fn reno_at_20(recovery: RecoveryMode) -> (Sender, Vec<Packet>) {
-        let cfg = TcpConfig {
+    /// A Reno sender in congestion avoidance at cwnd 20, with the default
+    /// options changed by `options`, having sent packets 0..20 at time zero.
+    fn reno_at_20(options: impl FnOnce(&mut TcpConfig)) -> (Sender, Vec<Packet>) {
+        let mut cfg = TcpConfig {
             initial_cwnd: 20.0,
             initial_ssthresh: 20.0,
-            recovery,
             ..TcpConfig::default()
         };
+        options(&mut cfg);
         let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
         let mut s = Sender::new(0, cfg, cc, None);
         let mut out = Vec::new();
@@ -556,7 +556,7 @@ mod tests {
         // counter goes to 1 without a decrement, and cwnd = in_flight + 1 =
         // (22 - 3 sacked - 1 lost) + 1 = 19; 0 is retransmitted. From then on
         // every second ACK takes one off cwnd and every other ACK sends one.
-        let (mut s, mut out) = reno_at_20(RecoveryMode::RateHalving);
+        let (mut s, mut out) = reno_at_20(|c| c.recovery = RecoveryMode::RateHalving);
         assert_eq!(seqs(&mut out), (0..20).collect::<Vec<_>>());
         let mut trace = Vec::new();
         for k in 1..=7 {
@@ -595,7 +595,7 @@ mod tests {
         // In recovery (ssthresh 10) with cwnd already down to 6 and plenty
         // in flight: the next decrement takes it to min_cwnd = 10 / 2 = 5,
         // the ones after leave it there; in_flight + 1 is no bound here.
-        let (mut s, mut out) = reno_at_20(RecoveryMode::RateHalving);
+        let (mut s, mut out) = reno_at_20(|c| c.recovery = RecoveryMode::RateHalving);
         for k in 1..=3 {
             sack_up_to(&mut s, k, &mut out);
         }
@@ -621,16 +621,7 @@ mod tests {
         // packets it acknowledges (2..=19 sent at 0 included) is a sample
         // (Karn, Linux FLAG_RETRANS_DATA_ACKED): a 210 ms one would have
         // moved srtt to 113.75 ms.
-        let cfg = TcpConfig {
-            initial_cwnd: 20.0,
-            initial_ssthresh: 20.0,
-            sack: false,
-            ..TcpConfig::default()
-        };
-        let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
-        let mut s = Sender::new(0, cfg, cc, None);
-        let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
+        let (mut s, mut out) = reno_at_20(|c| c.sack = false);
         let ack = |cum, trigger| AckIn {
             cum,
             trigger,
@@ -658,7 +649,7 @@ mod tests {
         // ceil(prr_delivered 1 * ssthresh 10 / RecoverFS 22) - prr_out 0 = 1
         // packet, so cwnd = pipe + 1 = 19.
         for (mode, cwnd) in [(RecoveryMode::Rfc6675, 10.0), (RecoveryMode::Prr, 19.0)] {
-            let (mut s, mut out) = reno_at_20(mode);
+            let (mut s, mut out) = reno_at_20(|c| c.recovery = mode);
             for k in 1..=3 {
                 sack_up_to(&mut s, k, &mut out);
             }
@@ -674,16 +665,7 @@ mod tests {
             (LossMarking::Rfc6675, CaState::Disorder),
             (LossMarking::Fack, CaState::Recovery),
         ] {
-            let cfg = TcpConfig {
-                initial_cwnd: 20.0,
-                initial_ssthresh: 20.0,
-                loss_marking: marking,
-                ..TcpConfig::default()
-            };
-            let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
-            let mut s = Sender::new(0, cfg, cc, None);
-            let mut out = Vec::new();
-            s.start(Time::ZERO, &mut out);
+            let (mut s, mut out) = reno_at_20(|c| c.loss_marking = marking);
             out.clear();
             let block = [SackBlock { start: 4, end: 5 }];
             let ack = AckIn {
