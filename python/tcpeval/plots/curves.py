@@ -14,6 +14,18 @@ from ..metrics.stats import nan_mean_ci
 from ._figure import house_style, new_figure, place_legend, save
 
 
+# Labels that fit side by side under a 3.5-inch-wide figure's axis at the house font size.
+MAX_X_LABELS = 6
+
+
+def _thinned_labels(xs: np.ndarray) -> list[str]:
+    """Tick labels for the parameter values ``xs``: every k-th value labelled
+    (the first included), the others blank, so that at most ``MAX_X_LABELS``
+    are shown."""
+    step = -(-len(xs) // MAX_X_LABELS)
+    return [f"{v:g}" if i % step == 0 else "" for i, v in enumerate(xs)]
+
+
 def plot_metric_curves(
     x: ArrayLike,
     samples: Mapping[str, ArrayLike],
@@ -35,7 +47,8 @@ def plot_metric_curves(
     interval (:func:`tcpeval.metrics.mean_ci`); a single replication has no
     band. A NaN sample is a missing replication and is left out of its
     point (a point with no sample is a gap in the curve). With ``logx`` the x ticks sit at the parameter values (a doubling RTT
-    grid, a loss-probability sweep). The figure is saved to ``path`` if given
+    grid, a loss-probability sweep), at most ``MAX_X_LABELS`` of them labelled so that labels never run into each
+    other. The figure is saved to ``path`` if given
     (.png, .svg, .pdf).
 
     Returns the Figure: one axes with one line and one band collection per
@@ -58,7 +71,7 @@ def plot_metric_curves(
             ax.fill_between(xs, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
         if logx:
             ax.set_xscale("log")
-            ax.set_xticks(xs, [f"{v:g}" for v in xs])
+            ax.set_xticks(xs, _thinned_labels(xs))
             ax.xaxis.set_minor_formatter(NullFormatter())
         if logy:
             ax.set_yscale("log")
