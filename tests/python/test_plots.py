@@ -90,13 +90,15 @@ def test_metric_curves_label_at_most_six_log_x_ticks():
     # A loss sweep of nine values over four decades: every other value is
     # labelled (9 labels would overlap on a 3.5-inch axis); all keep a tick.
     losses = [1e-8, 3e-8, 1e-7, 3e-7, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4]
-    fig = render(plot_metric_curves(losses, {"reno": np.linspace(1, 0.1, 9)}, xlabel="loss", ylabel="u", logx=True))
+    curve = {"reno": np.linspace(1, 0.1, 9)}
+    fig = render(plot_metric_curves(losses, curve, xlabel="loss", ylabel="u", logx=True))
     (ax,) = fig.axes
     np.testing.assert_allclose(ax.get_xticks(), losses)
     labels = [t.get_text() for t in ax.get_xticklabels()]
     assert labels == ["1e-08", "", "1e-07", "", "1e-06", "", "1e-05", "", "0.0001"]
     # Six RTTs are all labelled.
-    fig = render(plot_metric_curves(RTTS, {"reno": np.linspace(0.5, 1, 6)}, xlabel="x", ylabel="y", logx=True))
+    curve = {"reno": np.linspace(0.5, 1, 6)}
+    fig = render(plot_metric_curves(RTTS, curve, xlabel="x", ylabel="y", logx=True))
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"{v}" for v in RTTS]
 
 

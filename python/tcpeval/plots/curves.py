@@ -46,10 +46,11 @@ def plot_metric_curves(
     over replications with a shaded band of the Student-t ``confidence``
     interval (:func:`tcpeval.metrics.mean_ci`); a single replication has no
     band. A NaN sample is a missing replication and is left out of its
-    point (a point with no sample is a gap in the curve). With ``logx`` the x ticks sit at the parameter values (a doubling RTT
-    grid, a loss-probability sweep), at most ``MAX_X_LABELS`` of them labelled so that labels never run into each
-    other. The figure is saved to ``path`` if given
-    (.png, .svg, .pdf).
+    point (a point with no sample is a gap in the curve). With ``logx`` the
+    x ticks sit at the parameter values (a doubling RTT grid, a
+    loss-probability sweep), at most ``MAX_X_LABELS`` of them labelled so
+    that labels never run into each other. The figure is saved to ``path``
+    if given (.png, .svg, .pdf).
 
     Returns the Figure: one axes with one line and one band collection per
     curve.
