@@ -112,7 +112,7 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
 
 def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     """``--plan``: what the sweep would run, per experiment, without running it."""
-    from tcpeval.plan import plan, remaining_wall_s
+    from tcpeval.plan import plan, remaining_wall_s, unmeasured
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
@@ -138,6 +138,8 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
             f"the {runs - stored} runs left: about {minutes // 60} h {minutes % 60:02d} min on {workers} "
             "workers (from the stored runs' wall time per simulated second)"
         )
+        if guessed := unmeasured(plans):
+            print(f"  a guess for {', '.join(guessed)}: none of their runs is stored yet")
     print(f"results directory: {out}")
     return 0
 

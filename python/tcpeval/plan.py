@@ -70,5 +70,12 @@ def remaining_wall_s(plans: Sequence[ExperimentPlan], workers: int) -> float | N
     return total / workers
 
 
+def unmeasured(plans: Sequence[ExperimentPlan]) -> list[str]:
+    """Experiments with runs left and none stored: their share of the
+    estimate borrows the other experiments' speed, which can be far off (a
+    run with background traffic costs several times one without)."""
+    return [p.name for p in plans if p.stored == 0 and p.runs > 0]
+
+
 def _duration(spec: RunSpec) -> float:
     return float(spec.scenario["duration_s"])

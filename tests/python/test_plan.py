@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcpeval.plan import plan, remaining_wall_s
+from tcpeval.plan import plan, remaining_wall_s, unmeasured
 from tcpeval.study import RunSpec
 
 
@@ -43,3 +43,8 @@ def test_no_estimate_before_any_run_is_stored_and_none_left_when_all_are() -> No
     assert remaining_wall_s(plan(SPECS, {}), workers=2) is None
     done = {s.key: 10.0 for s in SPECS}
     assert remaining_wall_s(plan(SPECS, done), workers=2) == 0.0
+
+
+def test_experiments_without_a_stored_run_are_named_as_guessed() -> None:
+    assert unmeasured(plan(SPECS, {"a1": 50.0, "b1": 20.0})) == ["c"]
+    assert unmeasured(plan(SPECS, {s.key: 10.0 for s in SPECS})) == []
