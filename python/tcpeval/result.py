@@ -112,6 +112,7 @@ class RunResult:
                 "retx_prob": (f["retransmitted"] / sent).fillna(0.0),
                 "fast_retx": f["fast_retransmits"],
                 "timeouts": f["timeouts"],
+                "undos": f["undos"],
                 "dropped": f["data_dropped"],
             }
         )

@@ -195,6 +195,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
         d.set_item("retransmitted", f.retransmitted)?;
         d.set_item("fast_retransmits", f.fast_retransmits)?;
         d.set_item("timeouts", f.timeouts)?;
+        d.set_item("undos", f.undos)?;
         d.set_item("delivered_bytes", f.delivered_bytes)?;
         d.set_item("data_received", f.data_received)?;
         d.set_item("data_dropped", f.data_dropped)?;

@@ -6,6 +6,7 @@
 //! and the ACK carries a [`SackRef`] to them.
 
 use crate::event::FlowId;
+use crate::time::Time;
 
 /// At most this many SACK blocks ride on an ACK (RFC 2018 with timestamps: 3).
 pub const MAX_SACK_BLOCKS: usize = 3;
@@ -26,6 +27,9 @@ pub enum Payload {
     Data {
         /// Sequence number of the segment.
         seq: u64,
+        /// TCP timestamp (RFC 7323 TSval): the sender's clock in ms
+        /// ([`ts_ticks`]) when the segment left.
+        tsval: u32,
     },
     /// An acknowledgement.
     Ack {
@@ -36,7 +40,17 @@ pub enum Payload {
         /// SACK blocks, in the sending receiver's store: first the one
         /// holding `trigger`, then recent others.
         sack: SackRef,
+        /// D-SACK (RFC 2883): `trigger` was a duplicate, received before.
+        dsack: bool,
+        /// Echoed timestamp (RFC 7323 TSecr): the receiver's `TS.Recent`.
+        tsecr: u32,
     },
+}
+
+/// The TCP timestamp clock: whole milliseconds of simulated time (Linux
+/// `tcp_time_stamp` at HZ = 1000), wrapping at 2^32 ms (49.7 days).
+pub fn ts_ticks(t: Time) -> u32 {
+    (t.ps() / 1_000_000_000) as u32
 }
 
 /// An ACK's SACK blocks in its receiver's [`SackStore`]: `n` blocks in slot

@@ -31,6 +31,8 @@ pub struct FlowSummary {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Reductions undone as spurious (TCP option `undo`).
+    pub undos: u64,
     /// Bytes delivered in order to the receiving application.
     pub delivered_bytes: u64,
     /// Data packets that reached the receiver (duplicates included).

@@ -273,6 +273,10 @@ pub struct TcpOptions {
     /// option existed keep their hash (and their stored runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss_marking: Option<LossMarking>,
+    /// Undo spurious window reductions (timestamps and D-SACK; default
+    /// off). Left out of the normalized scenario when unset, as above.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undo: Option<bool>,
     /// Duplicate-ACK threshold (1..=100, default 3).
     pub dupthresh: Option<u32>,
     /// Initial cwnd, packets (1..=1e6, default 10).
@@ -435,6 +439,7 @@ impl TcpOptions {
             sack,
             recovery,
             loss_marking,
+            undo,
             dupthresh,
             initial_cwnd,
             initial_ssthresh,
@@ -461,6 +466,7 @@ impl TcpOptions {
         c.sack = self.sack.unwrap_or(d.sack);
         c.recovery = self.recovery.unwrap_or(d.recovery);
         c.loss_marking = self.loss_marking.unwrap_or(d.loss_marking);
+        c.undo = self.undo.unwrap_or(d.undo);
         if let Some(v) = self.dupthresh {
             check(&f("dupthresh"), f64::from(v), 1.0, 100.0)?;
             c.dupthresh = v;

@@ -699,20 +699,31 @@ impl World {
                 c.received += 1;
                 c.delivered_bytes += u64::from(pkt.size);
             }
-            (Ends::Tcp { receiver, sender }, Payload::Data { seq }) => {
+            (Ends::Tcp { receiver, sender }, Payload::Data { seq, tsval }) => {
                 fl.data_received += 1;
-                let n = receiver.on_data(seq, now, &mut out);
+                let n = receiver.on_data(seq, tsval, now, &mut out);
                 fl.delivered_pkts += n;
                 let c = &mut self.class_counters[cls];
                 c.received += 1;
                 c.delivered_bytes += n * u64::from(sender.tcb.mss);
             }
-            (Ends::Tcp { sender, receiver }, Payload::Ack { cum, trigger, sack }) => {
+            (
+                Ends::Tcp { sender, receiver },
+                Payload::Ack {
+                    cum,
+                    trigger,
+                    sack,
+                    dsack,
+                    tsecr,
+                },
+            ) => {
                 let (blocks, n) = receiver.sacks.take(sack);
                 let ack = AckIn {
                     cum,
                     trigger,
                     sack: &blocks[..n],
+                    dsack,
+                    tsecr,
                 };
                 sender.on_ack(now, ack, &mut out);
                 completed = !fl.done && sender.completed_at.is_some();
@@ -882,7 +893,7 @@ impl World {
                 flow: f,
                 size,
                 hop,
-                payload: Payload::Data { seq },
+                payload: Payload::Data { seq, tsval: 0 },
             },
             self.now,
         );
@@ -990,6 +1001,7 @@ impl World {
                     retransmitted: st.retransmitted,
                     fast_retransmits: st.fast_retransmits,
                     timeouts: st.timeouts,
+                    undos: st.undos,
                     delivered_bytes: fl.delivered_pkts * u64::from(sender.tcb.mss),
                     data_received: fl.data_received,
                     data_dropped: fl.data_dropped,

@@ -10,7 +10,8 @@ contract, see :class:`RunResult`):
   ``qbytes`` (bytes), sampled at a fixed period;
 * ``r.flows``: one row per flow: ``flow``, ``name``, ``algorithm``, ``start``
   and ``stop`` (s), ``sent`` (data packets incl. retransmissions),
-  ``retransmitted``, ``fast_retransmits``, ``timeouts``, ``delivered_bytes``,
+  ``retransmitted``, ``fast_retransmits``, ``timeouts``, ``undos`` (reductions
+  undone, TCP option ``undo``), ``delivered_bytes``,
   ``first_loss`` (s, NaN if none), ``base_rtt`` (s);
 * ``r.links``: one row per link: ``link``, ``name``, ``rate_bps``, ``delay``
   (s), ``buffer`` (packets), ``arrivals``, ``drops``, ``departures``,

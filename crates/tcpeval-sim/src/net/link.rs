@@ -340,7 +340,7 @@ mod tests {
             flow: 0,
             size,
             hop: 0,
-            payload: Payload::Data { seq },
+            payload: Payload::Data { seq, tsval: 0 },
         }
     }
 

@@ -65,6 +65,9 @@ pub struct TcpConfig {
     pub recovery: RecoveryMode,
     /// SACK loss-marking rule.
     pub loss_marking: LossMarking,
+    /// Undo a window reduction shown spurious by timestamps (Eifel) or
+    /// D-SACK (spec 1.8; Linux default, off by default here).
+    pub undo: bool,
     /// Duplicate-ACK threshold / SACK loss threshold (packets).
     pub dupthresh: u32,
     /// Initial congestion window (packets).
@@ -103,6 +106,7 @@ impl Default for TcpConfig {
             sack: true,
             recovery: RecoveryMode::Prr,
             loss_marking: LossMarking::Rfc6675,
+            undo: false,
             dupthresh: 3,
             initial_cwnd: 10.0,
             initial_ssthresh: f64::INFINITY,

@@ -1,5 +1,5 @@
 //! TCP endpoints at packet granularity: the sender (window, loss recovery,
-//! RTO) with its SACK scoreboard, and the receiver (cumulative ACK, SACK
+//! RTO, undo of spurious reductions) with its SACK scoreboard, and the receiver (cumulative ACK, SACK
 //! blocks, delayed ACK). Sequence numbers count packets, not bytes.
 
 pub mod config;
@@ -8,6 +8,7 @@ pub mod rto;
 pub mod scoreboard;
 pub mod sender;
 pub mod timer;
+pub mod undo;
 
 pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
 pub use receiver::Receiver;

@@ -1,4 +1,5 @@
-//! The TCP receiver: cumulative ACK, SACK blocks (RFC 2018), delayed ACK
+//! The TCP receiver: cumulative ACK, SACK blocks (RFC 2018) with D-SACK
+//! for duplicates (RFC 2883), timestamp echo (RFC 7323) and delayed ACK
 //! (RFC 1122/5681 with Linux's quick-ack start, spec 1.10).
 
 use super::config::TcpConfig;
@@ -25,6 +26,13 @@ pub struct Receiver {
     recent: [Option<u64>; MAX_SACK_BLOCKS - 1],
     /// In-order segments received and not yet acknowledged.
     pending: u32,
+    /// RFC 7323 `TS.Recent`: the timestamp the next ACK echoes.
+    ts_recent: u32,
+    /// `rcv_nxt` when the last ACK left (RFC 7323 `Last.ACK.sent`, Linux
+    /// `rcv_wup`): only segments at or below it update `ts_recent`, so a
+    /// delayed ACK echoes the earliest segment it covers and out-of-order
+    /// segments echo nothing new.
+    last_ack_sent: u64,
     quickack_left: u32,
     /// Delayed-ACK timer.
     pub delack: LazyTimer,
@@ -48,6 +56,8 @@ impl Receiver {
             ooo: BTreeMap::new(),
             recent: [None; MAX_SACK_BLOCKS - 1],
             pending: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
             quickack_left: cfg.quickack_segments,
             delack: LazyTimer::default(),
             sacks: SackStore::default(),
@@ -81,13 +91,17 @@ impl Receiver {
         true
     }
 
-    /// Handles a data segment arriving at `now`. Pushes an ACK onto `out`
-    /// when one is due and returns the number of packets newly delivered
-    /// in order to the application.
-    pub fn on_data(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) -> u64 {
+    /// Handles a data segment with timestamp `tsval` arriving at `now`.
+    /// Pushes an ACK onto `out` when one is due and returns the number of
+    /// packets newly delivered in order to the application.
+    pub fn on_data(&mut self, seq: u64, tsval: u32, now: Time, out: &mut Vec<Packet>) -> u64 {
+        if seq <= self.last_ack_sent {
+            self.ts_recent = self.ts_recent.max(tsval);
+        }
         let had_ooo = !self.ooo.is_empty();
         let before = self.rcv_nxt;
         let mut immediate = false;
+        let mut duplicate = false;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
             if let Some((&s, &e)) = self.ooo.first_key_value() {
@@ -97,20 +111,21 @@ impl Receiver {
                 }
             }
         } else if seq > self.rcv_nxt {
-            self.insert_ooo(seq);
+            duplicate = !self.insert_ooo(seq);
             immediate = true;
         } else {
+            duplicate = true;
             immediate = true; // duplicate: ACK at once
         }
         // Out of order, filling a hole, delayed ACK off, or quick-ack start.
         immediate |= had_ooo || !self.delayed_ack || self.quickack_left > 0;
         if immediate {
             self.quickack_left = self.quickack_left.saturating_sub(1);
-            self.send_ack(seq, out);
+            self.send_ack(seq, duplicate, out);
         } else {
             self.pending += 1;
             if self.pending >= self.delack_count {
-                self.send_ack(seq, out);
+                self.send_ack(seq, false, out);
             } else if !self.delack.is_armed() {
                 self.delack.set(now + self.delack_timeout);
             }
@@ -122,12 +137,15 @@ impl Receiver {
     pub fn on_delack_timer(&mut self, out: &mut Vec<Packet>) {
         if self.pending > 0 {
             let last = self.rcv_nxt.saturating_sub(1);
-            self.send_ack(last, out);
+            self.send_ack(last, false, out);
         }
     }
 
-    fn send_ack(&mut self, trigger: u64, out: &mut Vec<Packet>) {
+    /// Sends the ACK triggered by segment `trigger`; `duplicate`: it was
+    /// received before (D-SACK when SACK is on).
+    fn send_ack(&mut self, trigger: u64, duplicate: bool, out: &mut Vec<Packet>) {
         self.pending = 0;
+        self.last_ack_sent = self.rcv_nxt;
         self.delack.stop();
         let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut n = 0usize;
@@ -168,6 +186,8 @@ impl Receiver {
                 cum: self.rcv_nxt,
                 trigger,
                 sack,
+                dsack: self.sack && duplicate,
+                tsecr: self.ts_recent,
             },
         });
     }
@@ -200,10 +220,10 @@ mod tests {
     fn cumulative_ack_and_sack_blocks() {
         let mut r = Receiver::new(0, &cfg(false));
         let mut out = Vec::new();
-        assert_eq!(r.on_data(0, Time::ZERO, &mut out), 1);
-        assert_eq!(r.on_data(2, Time::ZERO, &mut out), 0);
-        assert_eq!(r.on_data(3, Time::ZERO, &mut out), 0);
-        assert_eq!(r.on_data(5, Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(0, 0, Time::ZERO, &mut out), 1);
+        assert_eq!(r.on_data(2, 0, Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(3, 0, Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(5, 0, Time::ZERO, &mut out), 0);
         let acks: Vec<_> = out.iter().map(|p| ack_of(&mut r, p)).collect();
         assert_eq!(acks[0], (1, vec![]));
         assert_eq!(acks[1], (1, vec![(2, 3)]));
@@ -211,11 +231,11 @@ mod tests {
         assert_eq!(acks[3], (1, vec![(5, 6), (2, 4)]));
         // The hole at 1 fills: everything up to 4 is delivered, 5 still SACKed.
         out.clear();
-        assert_eq!(r.on_data(1, Time::ZERO, &mut out), 3);
+        assert_eq!(r.on_data(1, 0, Time::ZERO, &mut out), 3);
         assert_eq!(ack_of(&mut r, &out[0]), (4, vec![(5, 6)]));
         assert_eq!(r.sacks.held(), 0);
         out.clear();
-        assert_eq!(r.on_data(4, Time::ZERO, &mut out), 2);
+        assert_eq!(r.on_data(4, 0, Time::ZERO, &mut out), 2);
         assert_eq!(ack_of(&mut r, &out[0]), (6, vec![]));
     }
 
@@ -223,18 +243,18 @@ mod tests {
     fn delayed_ack_every_second_segment_and_timer() {
         let mut r = Receiver::new(0, &cfg(true));
         let mut out = Vec::new();
-        r.on_data(0, Time::ZERO, &mut out);
+        r.on_data(0, 0, Time::ZERO, &mut out);
         assert!(out.is_empty());
         assert_eq!(r.delack.deadline, Time::from_ms(40));
-        r.on_data(1, Time::from_ms(1), &mut out);
+        r.on_data(1, 0, Time::from_ms(1), &mut out);
         assert_eq!(out.len(), 1);
         assert!(!r.delack.is_armed());
-        r.on_data(2, Time::from_ms(2), &mut out);
+        r.on_data(2, 0, Time::from_ms(2), &mut out);
         r.on_delack_timer(&mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(ack_of(&mut r, &out[1]).0, 3);
         // Out of order: immediate.
-        r.on_data(5, Time::from_ms(3), &mut out);
+        r.on_data(5, 0, Time::from_ms(3), &mut out);
         assert_eq!(out.len(), 3);
     }
 
@@ -247,9 +267,56 @@ mod tests {
         let mut r = Receiver::new(0, &c);
         let mut out = Vec::new();
         for s in 0..4 {
-            r.on_data(s, Time::ZERO, &mut out);
+            r.on_data(s, 0, Time::ZERO, &mut out);
         }
         assert_eq!(out.len(), 3); // 0, 1 quick; 2+3 delayed together
+    }
+
+    /// An ACK's D-SACK flag and echoed timestamp.
+    fn echo_of(p: &Packet) -> (bool, u32) {
+        match p.payload {
+            Payload::Ack { dsack, tsecr, .. } => (dsack, tsecr),
+            Payload::Data { .. } => panic!("not an ack"),
+        }
+    }
+
+    #[test]
+    fn timestamps_echo_the_earliest_unacknowledged_in_order_segment() {
+        // RFC 7323 section 4.3: TS.Recent is taken only from a segment at
+        // or below Last.ACK.sent. A delayed ACK of 0 (TSval 10) and 1
+        // (TSval 11) echoes 10; 3 out of order (TSval 13) does not move
+        // it; the hole filled by 2 (TSval 20) does.
+        let mut r = Receiver::new(0, &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(0, 10, Time::ZERO, &mut out);
+        r.on_data(1, 11, Time::ZERO, &mut out);
+        r.on_data(3, 13, Time::ZERO, &mut out);
+        r.on_data(2, 20, Time::ZERO, &mut out);
+        let echoes: Vec<_> = out.iter().map(echo_of).collect();
+        assert_eq!(echoes, vec![(false, 10), (false, 10), (false, 20)]);
+    }
+
+    #[test]
+    fn a_duplicate_segment_is_reported_by_dsack_only_with_sack() {
+        // RFC 2883: a segment received twice (below rcv_nxt, or held out
+        // of order) is ACKed at once with a D-SACK. The copy of 0 is at or
+        // below Last.ACK.sent, so its TSval 5 becomes TS.Recent; the copy
+        // of 2, above it, leaves TS.Recent alone.
+        for sack in [true, false] {
+            let c = TcpConfig { sack, ..cfg(false) };
+            let mut r = Receiver::new(0, &c);
+            let mut out = Vec::new();
+            r.on_data(0, 1, Time::ZERO, &mut out);
+            r.on_data(2, 2, Time::ZERO, &mut out);
+            r.on_data(0, 5, Time::ZERO, &mut out);
+            r.on_data(2, 6, Time::ZERO, &mut out);
+            let echoes: Vec<_> = out.iter().map(echo_of).collect();
+            assert_eq!(
+                echoes,
+                vec![(false, 1), (false, 1), (sack, 5), (sack, 5)],
+                "sack {sack}"
+            );
+        }
     }
 
     #[test]
@@ -261,7 +328,7 @@ mod tests {
         };
         let mut r = Receiver::new(0, &c);
         let mut out = Vec::new();
-        r.on_data(1, Time::ZERO, &mut out);
+        r.on_data(1, 0, Time::ZERO, &mut out);
         assert_eq!(ack_of(&mut r, &out[0]), (0, vec![]));
     }
 }

@@ -177,13 +177,23 @@ impl Scoreboard {
         self.segs.get_mut((seq - self.una) as usize)
     }
 
-    /// True if `seq` is outstanding and SACKed.
-    pub fn is_sacked(&self, seq: u64) -> bool {
+    /// True if `seq` is outstanding with any of `flags` set.
+    fn has_flag(&self, seq: u64, flags: u8) -> bool {
         seq >= self.una
             && self
                 .segs
                 .get((seq - self.una) as usize)
-                .is_some_and(|s| s.flags & SACKED != 0)
+                .is_some_and(|s| s.flags & flags != 0)
+    }
+
+    /// True if `seq` is outstanding and SACKed.
+    pub fn is_sacked(&self, seq: u64) -> bool {
+        self.has_flag(seq, SACKED)
+    }
+
+    /// True if `seq` is outstanding and was ever retransmitted.
+    pub fn ever_retransmitted(&self, seq: u64) -> bool {
+        self.has_flag(seq, EVER_RETRANS)
     }
 
     /// Records a new packet sent at `now`; returns its sequence number.
@@ -355,6 +365,22 @@ impl Scoreboard {
         }
         self.retx_hint = una;
         self.marked_to = self.marked_to.max(nxt);
+    }
+
+    /// Undo of a spurious reduction: packets marked lost and not yet
+    /// retransmitted are in flight after all. A packet already
+    /// retransmitted stays lost with its retransmission outstanding (in
+    /// flight once; Linux counts the original too, a difference of the few
+    /// packets retransmitted before the undo). SACK marking starts over.
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            if s.flags & (LOST | RETRANS) == LOST {
+                s.flags &= !LOST;
+                self.lost_out -= 1;
+            }
+        }
+        self.marked_to = self.una;
+        self.retx_hint = self.una;
     }
 
     /// The lowest packet marked lost and not yet retransmitted (RFC 6675

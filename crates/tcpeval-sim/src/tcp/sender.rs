@@ -2,8 +2,9 @@
 //! transmission, the Linux congestion-avoidance state machine (Open,
 //! Disorder, Recovery, Loss), SACK-based loss recovery (RFC 6675 or FACK
 //! marking with PRR, RFC 6937, the plain RFC 6675 window or Linux 2.6 rate
-//! halving) or NewReno (RFC 6582) when SACK is off, and the retransmission
-//! timer (RFC 6298, Karn, backoff).
+//! halving) or NewReno (RFC 6582) when SACK is off, the retransmission
+//! timer (RFC 6298, Karn, backoff), and optionally the undo of reductions
+//! that timestamps or D-SACK show spurious (see [`UndoState`]).
 //!
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
@@ -12,8 +13,9 @@ use super::config::{CountMode, RecoveryMode, TcpConfig};
 use super::rto::RtoEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
 use super::timer::LazyTimer;
+use super::undo::UndoState;
 use crate::event::FlowId;
-use crate::packet::{Packet, Payload, SackBlock};
+use crate::packet::{ts_ticks, Packet, Payload, SackBlock};
 use crate::time::Time;
 use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
 
@@ -28,6 +30,8 @@ pub struct SenderStats {
     pub fast_retransmits: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Reductions undone as spurious (option `undo`).
+    pub undos: u64,
 }
 
 /// The fields of an arriving ACK.
@@ -39,6 +43,10 @@ pub struct AckIn<'a> {
     pub trigger: u64,
     /// SACK blocks.
     pub sack: &'a [SackBlock],
+    /// D-SACK: `trigger` reached the receiver twice.
+    pub dsack: bool,
+    /// Echoed timestamp (ms ticks).
+    pub tsecr: u32,
 }
 
 /// One flow's sending end.
@@ -66,6 +74,8 @@ pub struct Sender {
     recover_fs: u64,
     /// Rate halving: delivering ACKs since the last cwnd decrement (0 or 1).
     halving_cnt: u32,
+    /// Evidence for undoing the current reduction (used when `cfg.undo`).
+    undo: UndoState,
     dupacks: u32,
     partial_seen: bool,
     /// The application offers data up to (excluding) this sequence number.
@@ -98,6 +108,7 @@ impl Sender {
             prr_out: 0,
             recover_fs: 0,
             halving_cnt: 0,
+            undo: UndoState::default(),
             dupacks: 0,
             partial_seen: false,
             app_limit: size.unwrap_or(u64::MAX),
@@ -163,7 +174,10 @@ impl Sender {
             flow: self.flow,
             size: self.cfg.packet_size,
             hop: 0,
-            payload: Payload::Data { seq },
+            payload: Payload::Data {
+                seq,
+                tsval: ts_ticks(self.tcb.now),
+            },
         });
         if !self.rto_timer.is_armed() {
             self.rto_timer.set(self.tcb.now + self.rto.current());
@@ -172,6 +186,7 @@ impl Sender {
 
     fn retransmit(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
         self.sb.mark_retransmitted(seq, now);
+        self.undo.on_retransmit(ts_ticks(now));
         self.stats.retransmitted += 1;
         self.emit(seq, out);
     }
@@ -224,6 +239,11 @@ impl Sender {
         }
         self.tcb.now = now;
         let una0 = self.sb.una();
+        if ack.dsack && self.cfg.undo {
+            let seq = ack.trigger;
+            self.undo
+                .on_dsack(seq, seq < una0 || self.sb.ever_retransmitted(seq));
+        }
         let mut d = Delivered::default();
         if ack.cum > una0 {
             self.sb.ack_to(ack.cum, &mut d);
@@ -256,10 +276,19 @@ impl Sender {
                 },
             );
         }
+        if self.tcb.ca_state == CaState::Loss && cum_advanced && self.may_undo(ack.tsecr) {
+            // Linux tcp_try_undo_loss: the timeout was spurious. With SACK
+            // the sender carries on in Open; without, it stays in Loss
+            // until the recovery point is acknowledged.
+            self.undo_reduction(true);
+            if self.cfg.sack {
+                self.set_state(CaState::Open);
+            }
+        }
         if self.cfg.sack {
-            self.sack_state_machine(now, d.packets, out);
+            self.sack_state_machine(now, d.packets, ack.tsecr, out);
         } else {
-            self.newreno_state_machine(now, una0, d.packets, out);
+            self.newreno_state_machine(now, una0, d.packets, ack.tsecr, out);
         }
         // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data acked.
         if self.sb.packets_out() == 0 {
@@ -294,7 +323,46 @@ impl Sender {
         self.cc.cong_avoid(&mut self.tcb, &info);
     }
 
+    /// Linux `tcp_current_ssthresh`: the ssthresh a reduction starting now
+    /// should be able to restore; outside a reduction at least 3/4 of cwnd.
+    fn current_ssthresh(&self) -> f64 {
+        if matches!(self.tcb.ca_state, CaState::Cwr | CaState::Recovery) {
+            return self.tcb.ssthresh;
+        }
+        let c = self.tcb.cwnd.floor();
+        self.tcb.ssthresh.max((c / 2.0).floor() + (c / 4.0).floor())
+    }
+
+    /// A reduction begins: keep what an undo would restore.
+    fn begin_undo(&mut self) {
+        if self.cfg.undo {
+            let prior = self.current_ssthresh();
+            self.undo.begin(self.sb.una(), self.tcb.cwnd, prior);
+        }
+    }
+
+    /// True when the option is on and this ACK (echoing `tsecr`) proves
+    /// the reduction spurious (Linux `tcp_may_undo`).
+    fn may_undo(&self, tsecr: u32) -> bool {
+        self.cfg.undo && self.undo.may_undo(tsecr)
+    }
+
+    /// Linux `tcp_undo_cwnd_reduction`: cwnd from the algorithm's
+    /// `undo_cwnd` (default max(cwnd, prior cwnd)), ssthresh back to its
+    /// prior value if that was higher; `unmark_loss` after a timeout, when
+    /// every outstanding packet was marked lost.
+    fn undo_reduction(&mut self, unmark_loss: bool) {
+        self.tcb.cwnd = self.cc.undo_cwnd(&self.tcb, self.undo.prior_cwnd);
+        self.tcb.ssthresh = self.tcb.ssthresh.max(self.undo.prior_ssthresh);
+        if unmark_loss {
+            self.sb.unmark_lost();
+        }
+        self.undo.close();
+        self.stats.undos += 1;
+    }
+
     fn enter_recovery(&mut self) {
+        self.begin_undo();
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
         self.tcb.cwnd_cnt = 0;
         self.set_state(CaState::Recovery);
@@ -356,12 +424,16 @@ impl Sender {
         }
     }
 
-    fn sack_state_machine(&mut self, now: Time, newly: u32, out: &mut Vec<Packet>) {
+    fn sack_state_machine(&mut self, now: Time, newly: u32, tsecr: u32, out: &mut Vec<Packet>) {
         self.sb.mark_lost_by_sack();
         self.sb.mark_lost_retransmits();
         match self.tcb.ca_state {
             CaState::Recovery => {
-                if self.sb.una() >= self.recover {
+                if self.sb.una() >= self.recover && self.may_undo(tsecr) {
+                    // Linux tcp_try_undo_recovery.
+                    self.undo_reduction(false);
+                    self.set_state(CaState::Open);
+                } else if self.sb.una() >= self.recover {
                     let cwnd = match self.cfg.recovery {
                         RecoveryMode::RateHalving => self.tcb.cwnd.min(self.tcb.ssthresh),
                         RecoveryMode::Prr | RecoveryMode::Rfc6675 => self.tcb.ssthresh,
@@ -378,6 +450,11 @@ impl Sender {
                 self.grow(newly);
             }
             CaState::Open | CaState::Disorder | CaState::Cwr => {
+                if self.cfg.undo && self.undo.is_open() && self.undo.all_dsacked() {
+                    // Linux tcp_try_undo_dsack: the last retransmission of
+                    // an ended episode came back as a duplicate.
+                    self.undo_reduction(false);
+                }
                 if self.sb.lost_out > 0 {
                     self.enter_recovery();
                     if self.cfg.recovery == RecoveryMode::Rfc6675 {
@@ -401,13 +478,24 @@ impl Sender {
         }
     }
 
-    fn newreno_state_machine(&mut self, now: Time, una0: u64, newly: u32, out: &mut Vec<Packet>) {
+    fn newreno_state_machine(
+        &mut self,
+        now: Time,
+        una0: u64,
+        newly: u32,
+        tsecr: u32,
+        out: &mut Vec<Packet>,
+    ) {
         let una = self.sb.una();
         let advanced = una > una0;
         let dup = !advanced && self.sb.packets_out() > 0;
         match self.tcb.ca_state {
             CaState::Recovery => {
-                if advanced && una >= self.recover {
+                if advanced && una >= self.recover && self.may_undo(tsecr) {
+                    self.dupacks = 0;
+                    self.undo_reduction(false);
+                    self.set_state(CaState::Open);
+                } else if advanced && una >= self.recover {
                     // Full ACK (RFC 6582 step 4): cwnd = min(ssthresh, FlightSize + 1).
                     let flight = f64::from(self.sb.packets_out());
                     let cwnd = self.tcb.ssthresh.min(flight.max(1.0) + 1.0);
@@ -474,6 +562,7 @@ impl Sender {
             self.tcb.ca_state,
             CaState::Open | CaState::Disorder | CaState::Cwr
         ) {
+            self.begin_undo();
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
         }
         self.tcb.cwnd = 1.0;
@@ -528,7 +617,7 @@ mod tests {
     fn seqs(out: &mut Vec<Packet>) -> Vec<u64> {
         out.drain(..)
             .map(|p| match p.payload {
-                Payload::Data { seq } => seq,
+                Payload::Data { seq, .. } => seq,
                 Payload::Ack { .. } => panic!("a sender sends data"),
             })
             .collect()
@@ -544,8 +633,107 @@ mod tests {
             cum: 0,
             trigger: k,
             sack: &block,
+            dsack: false,
+            tsecr: 0,
         };
         s.on_ack(Time::from_ms(100 + k), ack, out);
+    }
+
+    /// An ACK covering everything below `cum`, echoing `tsecr`.
+    fn ack_echo(cum: u64, trigger: u64, dsack: bool, tsecr: u32) -> AckIn<'static> {
+        AckIn {
+            cum,
+            trigger,
+            sack: &[],
+            dsack,
+            tsecr,
+        }
+    }
+
+    #[test]
+    fn a_timeout_shown_spurious_by_the_echoed_timestamp_is_undone() {
+        // Packets 0..20 left at 0 ms (TSval 0) in congestion avoidance
+        // (cwnd 20, ssthresh 20); no ACK came back before the initial RTO
+        // of 1 s: cwnd 1, Reno's ssthresh max(20 / 2, 2) = 10, 0
+        // retransmitted at TSval 1000. At 1.1 s the ACK of all 20 echoes
+        // TSval 0 < 1000: the originals got through (Eifel, RFC 3522), so
+        // cwnd = max(1, prior cwnd 20) and ssthresh = prior
+        // tcp_current_ssthresh = max(20, 20 / 2 + 20 / 4) = 20 (Linux
+        // tcp_undo_cwnd_reduction). The same ACK then grows cwnd in
+        // congestion avoidance: 20 acked at w = 20 gives 21.
+        for undo in [true, false] {
+            let (mut s, mut out) = reno_at_20(|c| c.undo = undo);
+            out.clear();
+            s.on_rto(Time::from_secs(1), &mut out);
+            assert_eq!(seqs(&mut out), vec![0]);
+            assert_eq!((s.tcb.cwnd, s.tcb.ssthresh), (1.0, 10.0));
+            s.on_ack(Time::from_ms(1100), ack_echo(20, 19, false, 0), &mut out);
+            assert_eq!(s.tcb.ca_state, CaState::Open);
+            if undo {
+                assert_eq!((s.tcb.cwnd, s.tcb.ssthresh, s.stats.undos), (21.0, 20.0, 1));
+                assert_eq!(seqs(&mut out), (20..41).collect::<Vec<_>>());
+            } else {
+                // Slow start from 1 up to ssthresh 10 uses 9 of the 20
+                // acked; the other 11 at w = 10 add one (Linux
+                // tcp_reno_cong_avoid: tcp_slow_start, then
+                // tcp_cong_avoid_ai with the leftover).
+                assert_eq!((s.tcb.cwnd, s.tcb.ssthresh, s.stats.undos), (11.0, 10.0, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn a_timeout_whose_retransmission_is_echoed_stays() {
+        // As above, but the ACK echoes the retransmission's TSval 1000:
+        // the retransmission repaired a real loss, nothing is undone (cwnd
+        // as without the option: 11).
+        let (mut s, mut out) = reno_at_20(|c| c.undo = true);
+        s.on_rto(Time::from_secs(1), &mut out);
+        s.on_ack(Time::from_ms(1100), ack_echo(20, 0, false, 1000), &mut out);
+        assert_eq!((s.tcb.cwnd, s.tcb.ssthresh, s.stats.undos), (11.0, 10.0, 0));
+    }
+
+    #[test]
+    fn a_recovery_ended_by_an_ack_of_the_original_is_undone() {
+        // Packet 0 only delayed: SACKs of 1..=3 start a recovery (ssthresh
+        // 10) and retransmit 0 at 103 ms (TSval 103). The ACK ending the
+        // recovery echoes the original's TSval 0: Linux
+        // tcp_try_undo_recovery restores cwnd = max(cwnd, 20) and ssthresh
+        // 20 and goes to Open, with no COMPLETE_CWR cwnd = ssthresh.
+        for (tsecr, cwnd, ssthresh, undos) in [(0, 20.0, 20.0, 1), (103, 10.0, 10.0, 0)] {
+            let (mut s, mut out) = reno_at_20(|c| c.undo = true);
+            for k in 1..=3 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            assert_eq!(s.tcb.ca_state, CaState::Recovery);
+            s.on_ack(Time::from_ms(150), ack_echo(23, 0, false, tsecr), &mut out);
+            assert_eq!(s.tcb.ca_state, CaState::Open);
+            assert_eq!(
+                (s.tcb.cwnd, s.tcb.ssthresh, s.stats.undos),
+                (cwnd, ssthresh, undos),
+                "tsecr {tsecr}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_dsack_for_the_only_retransmission_undoes_the_ended_recovery() {
+        // The same recovery ends normally (the ACK echoes the
+        // retransmission: cwnd = ssthresh = 10). Then a D-SACK reports 0
+        // received twice: every retransmission of the episode was
+        // unnecessary (RFC 3708), so Linux tcp_try_undo_dsack restores
+        // cwnd 20 and ssthresh 20. Without the option it is ignored.
+        for (undo, cwnd) in [(true, 20.0), (false, 10.0)] {
+            let (mut s, mut out) = reno_at_20(|c| c.undo = undo);
+            for k in 1..=3 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            s.on_ack(Time::from_ms(150), ack_echo(23, 0, false, 103), &mut out);
+            assert_eq!(s.tcb.cwnd, 10.0);
+            s.on_ack(Time::from_ms(151), ack_echo(23, 0, true, 103), &mut out);
+            assert_eq!(s.tcb.cwnd, cwnd, "undo {undo}");
+            assert_eq!(s.stats.undos, u64::from(undo));
+        }
     }
 
     #[test]
@@ -583,6 +771,8 @@ mod tests {
             cum: 24,
             trigger: 0,
             sack: &[],
+            dsack: false,
+            tsecr: 0,
         };
         s.on_ack(Time::from_ms(120), ack, &mut out);
         assert_eq!(s.tcb.ca_state, CaState::Open);
@@ -626,6 +816,8 @@ mod tests {
             cum,
             trigger,
             sack: &[],
+            dsack: false,
+            tsecr: 0,
         };
         s.on_ack(Time::from_ms(100), ack(1, 0), &mut out);
         assert_eq!(s.tcb.srtt, Some(Time::from_ms(100)));
@@ -672,6 +864,8 @@ mod tests {
                 cum: 0,
                 trigger: 4,
                 sack: &block,
+                dsack: false,
+                tsecr: 0,
             };
             s.on_ack(Time::from_ms(100), ack, &mut out);
             assert_eq!(s.tcb.ca_state, state, "{marking:?}");
