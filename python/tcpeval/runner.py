@@ -7,7 +7,10 @@ Each run is simulated, its tables written atomically under
 :class:`~tcpeval.results_db.RunRecord` travels back, and only the
 coordinator writes the catalog. A run that fails is recorded with its
 error and does not stop the others; a rerun retries it and skips every run
-already stored. When an experiment's metric declarations changed since its
+already stored. Runs start in turn from each experiment (round robin in
+study order, each experiment's own runs in sweep order), so that the
+progress bar's rate, and so its ETA, is a fair mix of cheap and costly
+experiments from the start. When an experiment's metric declarations changed since its
 stored runs were measured (``study.json`` keeps a digest per experiment),
 those runs are re-measured from their stored tables, without simulating.
 """
@@ -122,6 +125,18 @@ class SweepSummary:
     failed: list[RunRecord]
 
 
+def interleave(specs: list[RunSpec]) -> list[RunSpec]:
+    """``specs`` reordered round robin over their experiments: the first run
+    of each experiment (in order of first appearance), then the second of
+    each, and so on; each experiment keeps its own order."""
+    by_exp: dict[str, list[RunSpec]] = {}
+    for s in specs:
+        by_exp.setdefault(s.experiment, []).append(s)
+    queues = list(by_exp.values())
+    longest = max((len(q) for q in queues), default=0)
+    return [q[i] for i in range(longest) for q in queues if i < len(q)]
+
+
 def _local(jobs: list[Callable[[], RunRecord]], workers: int) -> Iterator[RunRecord]:
     """Runs ``jobs`` on a pool of ``workers`` threads, yielding each record as
     it finishes. Closing the generator early (Ctrl-C, an error) cancels the
@@ -181,7 +196,7 @@ def run_study(
     _remeasure(db, specs, metric_specs, {n for n, d in info["metrics"].items() if measured.get(n) != d}, show)
     db.write_study(study.source, info)
     done = db.done_keys()
-    todo = [s for s in specs if s.key not in done]
+    todo = interleave([s for s in specs if s.key not in done])
     calls = [(s, metric_specs[s.experiment], str(db.run_dir(s.key))) for s in todo]
     ok, failed = 0, []
     try:

@@ -14,7 +14,7 @@ import pytest
 from tcpeval import runner
 from tcpeval.results_db import results
 from tcpeval.runner import run_study
-from tcpeval.study import StudyError, expand, load_study, parse_study, set_path, shipped_studies
+from tcpeval.study import RunSpec, StudyError, expand, load_study, parse_study, set_path, shipped_studies
 
 TINY = """
 name = "tiny"
@@ -195,6 +195,16 @@ def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_p
         assert after.loc[key, "goodput"] == pytest.approx(before.loc[key, "goodput"] / 2)
         assert after.loc[key, "jain"] == pytest.approx(expected["jain"])
         assert after.loc[key, "wall_s"] == before.loc[key, "wall_s"]
+
+
+def test_runs_start_round_robin_over_experiments_each_in_sweep_order() -> None:
+    def spec(experiment: str, i: int) -> RunSpec:
+        return RunSpec(experiment, {"i": i}, 1, {}, f"{experiment}{i}")
+
+    specs = [spec("a", 0), spec("a", 1), spec("a", 2), spec("b", 0), spec("c", 0), spec("c", 1)]
+    order = [s.key for s in runner.interleave(specs)]
+    assert order == ["a0", "b0", "c0", "a1", "c1", "a2"]
+    assert runner.interleave([]) == []
 
 
 # Eight runs in sweep order on one worker: seven of a fraction of a second,
