@@ -272,12 +272,19 @@ mod tests {
         assert_eq!(out.len(), 3); // 0, 1 quick; 2+3 delayed together
     }
 
-    /// An ACK's D-SACK flag and echoed timestamp.
-    fn echo_of(p: &Packet) -> (bool, u32) {
-        match p.payload {
-            Payload::Ack { dsack, tsecr, .. } => (dsack, tsecr),
-            Payload::Data { .. } => panic!("not an ack"),
+    /// Feeds `r` the segments `(seq, tsval)`; returns the D-SACK flag and
+    /// echoed timestamp of each ACK it sent.
+    fn echoes(r: &mut Receiver, segments: &[(u64, u32)]) -> Vec<(bool, u32)> {
+        let mut out = Vec::new();
+        for &(seq, tsval) in segments {
+            r.on_data(seq, tsval, Time::ZERO, &mut out);
         }
+        out.iter()
+            .map(|p| match p.payload {
+                Payload::Ack { dsack, tsecr, .. } => (dsack, tsecr),
+                Payload::Data { .. } => panic!("not an ack"),
+            })
+            .collect()
     }
 
     #[test]
@@ -287,13 +294,10 @@ mod tests {
         // (TSval 11) echoes 10; 3 out of order (TSval 13) does not move
         // it; the hole filled by 2 (TSval 20) does.
         let mut r = Receiver::new(0, &cfg(true));
-        let mut out = Vec::new();
-        r.on_data(0, 10, Time::ZERO, &mut out);
-        r.on_data(1, 11, Time::ZERO, &mut out);
-        r.on_data(3, 13, Time::ZERO, &mut out);
-        r.on_data(2, 20, Time::ZERO, &mut out);
-        let echoes: Vec<_> = out.iter().map(echo_of).collect();
-        assert_eq!(echoes, vec![(false, 10), (false, 10), (false, 20)]);
+        assert_eq!(
+            echoes(&mut r, &[(0, 10), (1, 11), (3, 13), (2, 20)]),
+            vec![(false, 10), (false, 10), (false, 20)]
+        );
     }
 
     #[test]
@@ -305,14 +309,8 @@ mod tests {
         for sack in [true, false] {
             let c = TcpConfig { sack, ..cfg(false) };
             let mut r = Receiver::new(0, &c);
-            let mut out = Vec::new();
-            r.on_data(0, 1, Time::ZERO, &mut out);
-            r.on_data(2, 2, Time::ZERO, &mut out);
-            r.on_data(0, 5, Time::ZERO, &mut out);
-            r.on_data(2, 6, Time::ZERO, &mut out);
-            let echoes: Vec<_> = out.iter().map(echo_of).collect();
             assert_eq!(
-                echoes,
+                echoes(&mut r, &[(0, 1), (2, 2), (0, 5), (2, 6)]),
                 vec![(false, 1), (false, 1), (sack, 5), (sack, 5)],
                 "sack {sack}"
             );
