@@ -367,18 +367,18 @@ impl Scoreboard {
         self.marked_to = self.marked_to.max(nxt);
     }
 
-    /// Undo of a spurious reduction: packets marked lost and not yet
-    /// retransmitted are in flight after all. A packet already
-    /// retransmitted stays lost with its retransmission outstanding (in
-    /// flight once; Linux counts the original too, a difference of the few
-    /// packets retransmitted before the undo). SACK marking starts over.
+    /// Undo of a spurious reduction: no packet is lost after all
+    /// (`lost_out` = 0, as Linux's `tcp_undo_cwnd_reduction`). A packet
+    /// already retransmitted counts once in flight, as its original; Linux
+    /// counts its retransmission too, a difference of the few packets
+    /// retransmitted before the undo. SACK marking starts over.
     pub fn unmark_lost(&mut self) {
         for s in self.segs.iter_mut() {
-            if s.flags & (LOST | RETRANS) == LOST {
-                s.flags &= !LOST;
-                self.lost_out -= 1;
-            }
+            s.flags &= !(LOST | RETRANS);
         }
+        self.lost_out = 0;
+        self.retrans_out = 0;
+        self.retx_order.clear();
         self.marked_to = self.una;
         self.retx_hint = self.una;
     }
@@ -484,6 +484,25 @@ mod tests {
         assert_eq!(lost(LossMarking::Fack, &[5, 8]), 5);
         // A SACK at or below dupthresh from the head marks nothing.
         assert_eq!(lost(LossMarking::Fack, &[2]), 0);
+    }
+
+    #[test]
+    fn an_undo_leaves_nothing_lost_and_each_packet_in_flight_once() {
+        // After an RTO (all 10 lost) and the retransmission of 0 and 1, an
+        // undo: lost_out = retrans_out = 0, in flight 10 - 2 SACKed = 8,
+        // nothing to retransmit; 0 and 1 still give no RTT sample (Karn).
+        let mut b = board(10);
+        let mut d = Delivered::default();
+        b.sack_one(5, &mut d);
+        b.sack_one(6, &mut d);
+        b.mark_all_lost();
+        b.mark_retransmitted(0, Time::from_ms(5));
+        b.mark_retransmitted(1, Time::from_ms(5));
+        assert_eq!((b.lost_out, b.retrans_out, b.in_flight()), (8, 2, 2));
+        b.unmark_lost();
+        assert_eq!((b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 8));
+        assert_eq!(b.next_retransmit(), None);
+        assert!(b.ever_retransmitted(1) && !b.ever_retransmitted(2));
     }
 
     #[test]
