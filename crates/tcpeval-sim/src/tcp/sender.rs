@@ -239,7 +239,7 @@ impl Sender {
         }
         self.tcb.now = now;
         let una0 = self.sb.una();
-        if ack.dsack && self.cfg.undo {
+        if ack.dsack {
             let seq = ack.trigger;
             self.undo
                 .on_dsack(seq, seq < una0 || self.sb.ever_retransmitted(seq));
@@ -276,7 +276,7 @@ impl Sender {
                 },
             );
         }
-        if self.tcb.ca_state == CaState::Loss && cum_advanced && self.may_undo(ack.tsecr) {
+        if self.tcb.ca_state == CaState::Loss && cum_advanced && self.undo.may_undo(ack.tsecr) {
             // Linux tcp_try_undo_loss: the timeout was spurious. With SACK
             // the sender carries on in Open; without, it stays in Loss
             // until the recovery point is acknowledged.
@@ -333,18 +333,13 @@ impl Sender {
         self.tcb.ssthresh.max((c / 2.0).floor() + (c / 4.0).floor())
     }
 
-    /// A reduction begins: keep what an undo would restore.
+    /// A reduction begins: keep what an undo would restore. Only here does
+    /// an undo episode open, so without the option nothing is ever undone.
     fn begin_undo(&mut self) {
         if self.cfg.undo {
             let prior = self.current_ssthresh();
             self.undo.begin(self.sb.una(), self.tcb.cwnd, prior);
         }
-    }
-
-    /// True when the option is on and this ACK (echoing `tsecr`) proves
-    /// the reduction spurious (Linux `tcp_may_undo`).
-    fn may_undo(&self, tsecr: u32) -> bool {
-        self.cfg.undo && self.undo.may_undo(tsecr)
     }
 
     /// Linux `tcp_undo_cwnd_reduction`: cwnd from the algorithm's
@@ -429,7 +424,7 @@ impl Sender {
         self.sb.mark_lost_retransmits();
         match self.tcb.ca_state {
             CaState::Recovery => {
-                if self.sb.una() >= self.recover && self.may_undo(tsecr) {
+                if self.sb.una() >= self.recover && self.undo.may_undo(tsecr) {
                     // Linux tcp_try_undo_recovery.
                     self.undo_reduction(false);
                     self.set_state(CaState::Open);
@@ -450,7 +445,7 @@ impl Sender {
                 self.grow(newly);
             }
             CaState::Open | CaState::Disorder | CaState::Cwr => {
-                if self.cfg.undo && self.undo.is_open() && self.undo.all_dsacked() {
+                if self.undo.all_dsacked() {
                     // Linux tcp_try_undo_dsack: the last retransmission of
                     // an ended episode came back as a duplicate.
                     self.undo_reduction(false);
@@ -491,7 +486,7 @@ impl Sender {
         let dup = !advanced && self.sb.packets_out() > 0;
         match self.tcb.ca_state {
             CaState::Recovery => {
-                if advanced && una >= self.recover && self.may_undo(tsecr) {
+                if advanced && una >= self.recover && self.undo.may_undo(tsecr) {
                     self.dupacks = 0;
                     self.undo_reduction(false);
                     self.set_state(CaState::Open);

@@ -45,7 +45,7 @@ impl UndoState {
     }
 
     /// True while an episode can still be undone.
-    pub fn is_open(&self) -> bool {
+    fn is_open(&self) -> bool {
         self.marker.is_some()
     }
 
@@ -81,15 +81,16 @@ impl UndoState {
         self.retrans_stamp.is_some_and(|r| tsecr < r)
     }
 
-    /// True when every retransmission of the episode came back as a D-SACK.
+    /// True when an episode is open and every one of its retransmissions
+    /// came back as a D-SACK.
     pub fn all_dsacked(&self) -> bool {
-        self.retrans > 0 && self.dsacked == self.retrans
+        self.is_open() && self.retrans > 0 && self.dsacked == self.retrans
     }
 
     /// Linux `tcp_may_undo`: an open episode whose retransmissions were all
     /// unnecessary, by D-SACK or by the timestamp `tsecr` of this ACK.
     pub fn may_undo(&self, tsecr: u32) -> bool {
-        self.is_open() && (self.all_dsacked() || self.delayed(tsecr))
+        self.all_dsacked() || (self.is_open() && self.delayed(tsecr))
     }
 }
 
