@@ -21,3 +21,18 @@ class AlgorithmInfo:
 def algorithms() -> list[AlgorithmInfo]:
     """Every registered algorithm, in registry order."""
     return [AlgorithmInfo(**a) for a in json.loads(_core.algorithms())]
+
+
+@dataclass(frozen=True)
+class PlatformInfo:
+    """One platform preset: name, summary and its settings (``key``,
+    ``value``, ``source``), ``tcp.OPTION`` or ``ALGORITHM.PARAMETER``."""
+
+    name: str
+    summary: str
+    settings: list[dict[str, object]]
+
+
+def platforms() -> list[PlatformInfo]:
+    """Every platform preset (crates/tcpeval-sim/src/platform.rs), in listing order."""
+    return [PlatformInfo(**p) for p in json.loads(_core.platforms())]

@@ -61,6 +61,20 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_platforms(args: argparse.Namespace) -> int:
+    from tcpeval.catalog import platforms
+
+    presets = platforms()
+    if args.json:
+        print(json.dumps([p.__dict__ for p in presets], indent=2))
+        return 0
+    for p in presets:
+        print(f"{p.name}: {p.summary}")
+        for s in p.settings:
+            print(f"    {s['key']} = {json.dumps(s['value'])}    # {s['source']}")
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from tcpeval.bench import CASES, machine, run_case
 
@@ -83,7 +97,8 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
 
     study = load_study(study_ref)
     mode = "quick" if args.quick else "full"
-    out = args.out or Path("tcpeval-results") / f"{study.name}-{mode}"
+    suffix = f"-{args.platform}" if args.platform else ""
+    out = args.out or Path("tcpeval-results") / f"{study.name}-{mode}{suffix}"
     if args.plan:
         return _print_plan(study, out, args)
     summary = run_study(
@@ -91,6 +106,7 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
         out,
         quick=args.quick,
         only=args.experiment,
+        platform=args.platform,
         scheduler=args.scheduler,
         workers=args.workers,
         progress=not args.quiet,
@@ -116,7 +132,7 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
-    specs = expand(study, quick=args.quick, only=args.experiment)
+    specs = expand(study, quick=args.quick, only=args.experiment, platform=args.platform)
     walls: dict[str, float] = {}
     if (out / "catalog.sqlite").exists():
         db = ResultsDB(out)
@@ -189,6 +205,11 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quick", action="store_true", help="shorter runs, coarser grids, fewer replications")
     p.add_argument("--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE)")
     p.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
+    p.add_argument(
+        "--platform",
+        help="run every scenario on this platform preset instead of the study's "
+        "(`tcpeval platforms`; default results directory gets -PLATFORM)",
+    )
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: local pool")
     p.add_argument("--workers", type=_workers, help="local pool size (default: all cores)")
     p.add_argument("--no-report", action="store_true", help="do not build the HTML report")
@@ -214,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("algorithms", help="list algorithms and their parameters")
     a.add_argument("--json", action="store_true", help="machine-readable output")
     a.set_defaults(func=_cmd_algorithms)
+
+    pl = sub.add_parser("platforms", help="list platform presets, what each sets and its sources")
+    pl.add_argument("--json", action="store_true", help="machine-readable output")
+    pl.set_defaults(func=_cmd_platforms)
 
     rp = sub.add_parser("reproduce", help="run a shipped study end to end (figures, tables, report)")
     rp.add_argument("study", help="shipped study: fairness, linux-variants, ... (an unknown name lists them)")

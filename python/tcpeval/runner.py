@@ -166,6 +166,7 @@ def run_study(
     *,
     quick: bool = False,
     only: list[str] | None = None,
+    platform: str | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool | None = None,
@@ -174,13 +175,15 @@ def run_study(
 
     ``scheduler``: address of a Dask scheduler (``tcp://host:8786``) to run
     on a cluster; otherwise a local pool of ``workers`` threads (default: all
-    cores).
+    cores). ``platform`` runs every scenario on that platform preset instead
+    of the study's (:func:`tcpeval.study.expand`).
     """
-    specs = expand(study, quick=quick, only=only)
+    specs = expand(study, quick=quick, only=only, platform=platform)
     db = ResultsDB(out_dir)
     info = {
         "name": study.name,
         "mode": "quick" if quick else "full",
+        "platform": platform or study.platform or "linux",
         "tcpeval_version": __version__,
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "finished": None,

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tcpeval import __version__
+from tcpeval.claims import ClaimError, parse_claims
 from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError
 from tcpeval.scenario import load_scenario
@@ -79,6 +80,10 @@ class Study:
     algorithms: dict[str, dict[str, Any]]
     experiments: list[Experiment]
     source: str = field(repr=False)
+    platform: str | None = None
+    """Platform preset of every run whose scenario names none (``platform = ...``)."""
+    claims: list[dict[str, Any]] = field(default_factory=list)
+    """The paper's checkable claims (:mod:`tcpeval.claims`)."""
 
 
 @dataclass(frozen=True)
@@ -343,6 +348,22 @@ def parse_study(text: str, origin: str = "study") -> Study:
     dup = [e.name for e in experiments if [x.name for x in experiments].count(e.name) > 1]
     if dup:
         raise StudyError("experiment", f"experiment name '{dup[0]}' is used twice")
+    platform = raw.get("platform")
+    if platform is not None and not isinstance(platform, str):
+        raise StudyError("platform", "must be a platform name (see `tcpeval platforms`)")
+    try:
+        claims = parse_claims(
+            raw.get("claim"),
+            {
+                e.name: (
+                    {p.name: p.values for p in e.sweep},
+                    {m.name for m in e.metrics} | {d["name"] for d in e.derived},
+                )
+                for e in experiments
+            },
+        )
+    except ClaimError as e:
+        raise StudyError(e.field, e.message) from None
     return Study(
         name=name,
         title=str(raw.get("title", name)),
@@ -354,6 +375,8 @@ def parse_study(text: str, origin: str = "study") -> Study:
         algorithms=_algorithms(raw.get("algorithms", {}), "algorithms"),
         experiments=experiments,
         source=text,
+        platform=platform,
+        claims=claims,
     )
 
 
@@ -431,8 +454,14 @@ def _apply_algorithm_settings(sc: dict[str, Any], settings: dict[str, dict[str, 
             flow["tcp"] = deep_merge(s["tcp"], flow.get("tcp", {}))
 
 
-def expand(study: Study, quick: bool = False, only: list[str] | None = None) -> list[RunSpec]:
-    """Every run of the study (of the experiments named in ``only``, if given), validated."""
+def expand(
+    study: Study, quick: bool = False, only: list[str] | None = None, platform: str | None = None
+) -> list[RunSpec]:
+    """Every run of the study (of the experiments named in ``only``, if given), validated.
+
+    Each run's scenario gets the study's ``platform`` unless it names its
+    own; ``platform`` (``--platform``) replaces both, so a study can be rerun
+    on another sender with its paper's explicit settings kept."""
     reps = study.quick_replications if quick else study.replications
     names = [e.name for e in study.experiments]
     for n in only or []:
@@ -452,6 +481,10 @@ def expand(study: Study, quick: bool = False, only: list[str] | None = None) -> 
                 for path in params[pname].paths:
                     set_path(sc, path, value)
             _apply_algorithm_settings(sc, deep_merge(study.algorithms, exp.algorithms))
+            if platform is not None:
+                sc["platform"] = platform
+            elif study.platform is not None:
+                sc.setdefault("platform", study.platform)
             if quick:
                 _compress_time(sc, study.duration_scale)
             seed0 = int(sc.get("seed", 1))

@@ -94,3 +94,19 @@ def test_irregular_sampling_is_refused():
     t = np.sort(np.random.default_rng(0).uniform(0, 10, 500))
     with pytest.raises(ValueError, match="fixed period"):
         periodogram_psd(t, np.sin(t))
+
+
+def test_peak_search_skips_the_one_cycle_bin_of_a_slow_start_ramp() -> None:
+    # 100 s at 10 ms: a ramp from 0 to 1000 packets over the first 30 s
+    # (slow start and LSS), then a sawtooth of period 8 s between 875 and
+    # 1000 packets (Scalable's b = 0.125). The ramp puts most of the power in
+    # the 1/T = 0.01 Hz bin; the cycle is at 0.125 Hz (bins every 0.01 Hz).
+    t = np.arange(0.0, 100.0, 0.01)
+    saw = 875.0 + 125.0 * ((t - 30.0) % 8.0) / 8.0
+    cwnd = np.where(t < 30.0, 1000.0 * t / 30.0, saw)
+    f, p = periodogram_psd(t, cwnd)
+    assert f[np.argmax(p)] == pytest.approx(0.01)  # what a plain argmax would report
+    peak = dominant_frequencies(f, p, count=1)[0][0]
+    assert peak == pytest.approx(1 / 8.0, abs=0.01)
+    # min_cycles=1 keeps the 1/T bin and so finds the ramp, not the cycle.
+    assert dominant_frequencies(f, p, count=1, min_cycles=1)[0][0] == pytest.approx(0.01)

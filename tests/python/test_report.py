@@ -293,3 +293,34 @@ def test_a_worker_that_fails_to_save_stops_the_report_with_its_error(tmp_path):
         saver.submit(fig, [tmp_path / "ok.png", tmp_path / "bad.jpg"])
     with pytest.raises(ValueError, match="workers must be at least 1"):
         FigureSaver(workers=0)
+
+
+def test_scorecard_judges_each_claim_from_the_stored_runs(fake_study_dir, study, page):
+    from tcpeval.report.scorecard import scorecard
+
+    card = scorecard(study)
+    got = {v.id: (v.verdict, v.measured) for v in card.verdicts}
+    # reno, buffer 20: seeds 1-3 give 12, 13.333, 16 (fake_study.throughput): mean 13.78, within 5 % of 14.
+    assert got["reno-throughput"] == ("pass", "13.78")
+    # CUBIC's mean at buffer 20 (17.78) is above Reno's: the stated order is missed.
+    assert got["reno-beats-cubic"] == ("miss", "13.78 > 17.78")
+    # buffer 60: CUBIC's two ok seeds (20, 22) over Reno's three (16, 18, 22) = 1.125 >= 1.1.
+    assert got["cubic-over-reno"] == ("pass", "21 / 18.67 = 1.125")
+    assert got["never-run"] == ("n/a", "no run")
+    assert card.summary() == "2 of 4 claims reproduced (1 not measured in this mode)"
+    assert not any(v.indicative for v in card.verdicts)
+    rows = pd.read_csv(fake_study_dir / "tables" / "scorecard.csv", keep_default_na=False)
+    assert list(rows["verdict"]) == ["pass", "miss", "pass", "n/a"]
+    assert "2 of 4 claims reproduced" in page
+    assert "Reno outperforms &lt;CUBIC&gt;" in page
+    assert "<script>" not in page
+
+
+def test_scorecard_from_quick_mode_is_marked_indicative(tmp_path):
+    from fake_study import write_fake_study
+
+    from tcpeval.report.scorecard import scorecard
+
+    card = scorecard(load_study(write_fake_study(tmp_path / "quick", mode="quick")))
+    assert all(v.indicative for v in card.verdicts)
+    assert card.summary().endswith("(1 not measured in this mode; quick mode: indicative only)")

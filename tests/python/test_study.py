@@ -315,3 +315,45 @@ def test_closing_the_local_pool_cancels_the_runs_not_started() -> None:
     stream.close()
     time.sleep(1.0)
     assert len(started) <= 4, started
+
+
+def test_study_platform_reaches_every_run_and_platform_option_replaces_it() -> None:
+    study = parse_study('platform = "ns2"\n' + TINY)
+    assert {s.scenario["platform"] for s in expand(study)} == {"ns2"}
+    assert {s.scenario["platform"] for s in expand(study, platform="linux-2.6.16")} == {"linux-2.6.16"}
+    # Another platform is another scenario: its runs get other keys.
+    assert not {s.key for s in expand(study)} & {s.key for s in expand(study, platform="linux")}
+    with pytest.raises(StudyError, match="platform"):
+        expand(parse_study('platform = "ns3"\n' + TINY))
+
+
+CLAIM = """
+[[claim]]
+id = "bic-beats-reno"
+source = "Table 2"
+text = "BIC gets more than Reno"
+experiment = "grid"
+metric = "goodput"
+check = "order"
+order = [{ algorithm = "bic" }, { algorithm = "reno" }]
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "message"),
+    [
+        (('experiment = "grid"', 'experiment = "grd"'), "claim[0].experiment", "no experiment 'grd'"),
+        (('metric = "goodput"\ncheck', 'metric = "speed"\ncheck'), "claim[0].metric", "'speed' is not a metric"),
+        (('check = "order"', 'check = "vibes"'), "claim[0].check", "allowed: value, range, order, ratio"),
+        (('{ algorithm = "reno" }]', '{ algorithm = "vegas" }]'), "claim[0].order[1].algorithm", "'vegas'"),
+        (('order = [{ algorithm = "bic" }, ', 'order = ['), "claim[0].order", "at least two"),
+        (('check = "order"', 'check = "value"\npaper = 3'), "claim[0]", "unknown field(s) ['order']"),
+        (('id = "bic-beats-reno"', 'id = "Bic beats"'), "claim[0].id", "a-z"),
+    ],
+)
+def test_claims_are_checked_against_the_experiments(edit, field, message) -> None:
+    parse_study(TINY + CLAIM)
+    with pytest.raises(StudyError) as e:
+        parse_study(TINY + CLAIM.replace(*edit))
+    assert e.value.field == field
+    assert message in e.value.message

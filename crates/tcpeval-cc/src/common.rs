@@ -49,6 +49,23 @@ pub fn slow_start(tcb: &mut Tcb, acked: u32) -> u32 {
     left
 }
 
+/// The Limited Slow-Start increment per ACK, packets (RFC 3742 section 2,
+/// in ns-2's form `TcpAgent::limited_slow_start`): `1/K` with
+/// `K = floor(cwnd / (max_ssthresh / 2))`, or 0 while `K` is 0 (cwnd below
+/// `max_ssthresh / 2`) or LSS is off (`max_ssthresh == 0`). Over one RTT
+/// of `cwnd` ACKs this adds about `max_ssthresh / 2` packets.
+pub fn lss_increment(cwnd: f64, max_ssthresh: u32) -> f64 {
+    if max_ssthresh == 0 {
+        return 0.0;
+    }
+    let k = (cwnd / (0.5 * f64::from(max_ssthresh))).floor();
+    if k >= 1.0 {
+        1.0 / k
+    } else {
+        0.0
+    }
+}
+
 /// The usual start of `cong_avoid`: slow start while below ssthresh, then
 /// returns the packets of `acked` left for congestion avoidance (0 means
 /// there is nothing more to do on this ACK).

@@ -31,6 +31,31 @@ fn validate(json: &str) -> PyResult<String> {
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// The platform presets as JSON text: name, summary, settings (key, value,
+/// source).
+#[pyfunction]
+fn platforms() -> String {
+    use tcpeval_sim::platform::Platform;
+    let list: Vec<serde_json::Value> = Platform::ALL
+        .iter()
+        .map(|p| {
+            let settings: Vec<serde_json::Value> = p
+                .settings()
+                .iter()
+                .map(|s| {
+                    serde_json::json!({
+                        "key": s.key,
+                        "value": Platform::shown_value(s),
+                        "source": s.source,
+                    })
+                })
+                .collect();
+            serde_json::json!({ "name": p.name(), "summary": p.summary(), "settings": settings })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// The algorithm catalog as JSON text: name, summary, defaults, docs.
 #[pyfunction]
 fn algorithms() -> String {
@@ -233,6 +258,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(platforms, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -9,6 +9,7 @@
 pub mod event;
 pub mod net;
 pub mod packet;
+pub mod platform;
 pub mod probe;
 pub mod results;
 pub mod rng;

@@ -5,10 +5,12 @@
 //! Units are in the field names: `_mbps` (Mbit/s), `_ms`, `_s`, `_pkts`,
 //! `_bytes`. Defaults are those of spec/algorithms.md section 1.
 
-use crate::tcp::config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
+use crate::platform::Platform;
+use crate::tcp::config::{CountMode, LossMarking, LssMode, RecoveryMode, RtoMode, TcpConfig};
 use crate::time::Time;
 pub use crate::traffic::Traffic;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// A scenario error: the path of the field and what is wrong with it.
@@ -75,6 +77,12 @@ pub struct Scenario {
     pub packet_size: u32,
     /// The network.
     pub topology: Topology,
+    /// Platform preset (`linux`, `linux-2.6.13`, `linux-2.6.16`, `ns2`,
+    /// `ns2-tcp-linux`): TCP options and algorithm parameters under the
+    /// scenario's and the flows' own (see `platform.rs`). Left out of the
+    /// normalized scenario when unset, so older scenarios keep their hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
     /// TCP options for every flow (each flow may override them).
     #[serde(default)]
     pub tcp: TcpOptions,
@@ -86,6 +94,31 @@ pub struct Scenario {
     /// What to record.
     #[serde(default)]
     pub probes: Probes,
+}
+
+impl Scenario {
+    /// The TCP options of a flow (or generator) whose own table is `own`:
+    /// its own over the scenario's over the platform preset's.
+    pub fn flow_tcp(&self, own: &TcpOptions) -> Result<TcpOptions, ScenarioError> {
+        let mine = own.over(&self.tcp);
+        Ok(match self.platform {
+            Some(p) => mine.over(&p.tcp_options(self.packet_size)?),
+            None => mine,
+        })
+    }
+
+    /// The parameters of `algorithm` for a flow whose own are `own`: the
+    /// platform preset's with the flow's over them.
+    pub fn flow_params(&self, algorithm: &str, own: &Map<String, Value>) -> Map<String, Value> {
+        let mut params = match self.platform {
+            Some(p) => p.params(algorithm),
+            None => Map::new(),
+        };
+        for (k, v) in own {
+            params.insert(k.clone(), v.clone());
+        }
+        params
+    }
 }
 
 /// A DropTail buffer size.
@@ -285,6 +318,12 @@ pub struct TcpOptions {
     pub initial_ssthresh: Option<f64>,
     /// RFC 3742 max_ssthresh, packets (0 = Limited Slow-Start off, default).
     pub max_ssthresh: Option<u32>,
+    /// `rfc3742` (default) or `ns2`: where Limited Slow-Start acts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lss: Option<LssMode>,
+    /// Detect lost retransmissions from SACKs (default on, as Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_retransmit: Option<bool>,
     /// Receiver window, packets (default unlimited).
     pub rwnd_pkts: Option<u64>,
     /// Receiver window, bytes (rounded down to whole packets).
@@ -444,6 +483,8 @@ impl TcpOptions {
             initial_cwnd,
             initial_ssthresh,
             max_ssthresh,
+            lss,
+            lost_retransmit,
             rwnd_pkts,
             rwnd_bytes,
             count_mode,
@@ -483,6 +524,8 @@ impl TcpOptions {
             check(&f("max_ssthresh"), f64::from(v), 0.0, 1e6)?;
             c.max_ssthresh = v;
         }
+        c.lss = self.lss.unwrap_or(d.lss);
+        c.lost_retransmit = self.lost_retransmit.unwrap_or(d.lost_retransmit);
         match (self.rwnd_pkts, self.rwnd_bytes) {
             (Some(_), Some(_)) => {
                 return Err(ScenarioError::new(

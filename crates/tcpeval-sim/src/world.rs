@@ -36,7 +36,7 @@ use crate::packet::{Packet, Payload};
 use crate::probe::{ClassSeries, FlowSeries, QueueSeries, SampleKind, Transfers};
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
 use crate::rng::{purpose, stream, BernoulliGaps};
-use crate::scenario::{check, check_pos, FlowSpec, Scenario, ScenarioError};
+use crate::scenario::{check, check_pos, FlowSpec, Scenario, ScenarioError, TcpOptions};
 use crate::tcp::sender::AckIn;
 use crate::tcp::{Receiver, Sender};
 use crate::time::Time;
@@ -194,7 +194,8 @@ impl World {
         for (k, f) in sc.flows.iter().enumerate() {
             check(&format!("flows[{k}].count"), f64::from(f.count), 1.0, 1e6)?;
         }
-        sc.tcp.resolve("tcp", sc.packet_size)?;
+        sc.flow_tcp(&TcpOptions::default())?
+            .resolve("tcp", sc.packet_size)?;
         let p = &sc.probes;
         let class_period = p.class_period_ms.unwrap_or(p.flow_period_ms);
         for (name, v) in [
@@ -281,9 +282,12 @@ impl World {
             if let Some(size) = f.size_pkts {
                 check(&at("size_pkts"), size as f64, 1.0, 1e15)?;
             }
-            let cc =
-                crate::traffic::build_algorithm(&format!("flows[{k}]"), &f.algorithm, &f.params)?;
-            let tcp = f.tcp.over(&sc.tcp).resolve(&at("tcp"), sc.packet_size)?;
+            let cc = crate::traffic::build_algorithm(
+                &format!("flows[{k}]"),
+                &f.algorithm,
+                &sc.flow_params(&f.algorithm, &f.params),
+            )?;
+            let tcp = sc.flow_tcp(&f.tcp)?.resolve(&at("tcp"), sc.packet_size)?;
             let id = i as FlowId;
             let name = match &f.name {
                 Some(n) if f.count > 1 => format!("{n}.{}", copy_of_spec[k]),

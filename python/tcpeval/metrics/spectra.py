@@ -77,13 +77,19 @@ def welch_psd(
     return f, pxx
 
 
-def dominant_frequencies(f: ArrayLike, pxx: ArrayLike, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
-    """Return the ``count`` strongest non-DC spectral peaks, strongest first.
+def dominant_frequencies(
+    f: ArrayLike, pxx: ArrayLike, count: int = 3, min_cycles: float = 2.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the ``count`` strongest spectral peaks of at least ``min_cycles`` cycles, strongest first.
 
     A peak is a local maximum of ``pxx`` (``scipy.signal.find_peaks``; a flat
-    top counts once, at its middle) at a frequency above 0. Returns
-    ``(frequencies, powers)`` in the units of ``f`` and ``pxx``; fewer than
-    ``count`` (possibly none) if the spectrum has fewer peaks.
+    top counts once, at its middle) at a frequency of at least ``min_cycles``
+    bins (``min_cycles / T`` Hz for a window of ``T`` seconds, the bin step
+    being ``f[1]``). The default 2 leaves out the DC bin and the ``1/T`` bin:
+    what fits once in the window is a trend (a slow-start ramp, a drift), not
+    an operating frequency. Returns ``(frequencies, powers)`` in the units of
+    ``f`` and ``pxx``; fewer than ``count`` (possibly none) if the spectrum has
+    fewer peaks.
 
     Source: the "dominant peaks" / main operating frequencies of Molnar et al.
     2009.
@@ -93,7 +99,8 @@ def dominant_frequencies(f: ArrayLike, pxx: ArrayLike, count: int = 3) -> tuple[
     if freq.shape != power.shape:
         raise ValueError("f and pxx must have the same length")
     peaks, _ = signal.find_peaks(power)
-    peaks = peaks[freq[peaks] > 0]
+    step = freq[1] - freq[0] if freq.size > 1 else 0.0
+    peaks = peaks[freq[peaks] >= max(min_cycles * step, np.finfo(float).tiny)]
     order = peaks[np.argsort(power[peaks], kind="stable")[::-1]][: max(count, 0)]
     return freq[order], power[order]
 

@@ -22,11 +22,13 @@ from .data import StudyResults, experiment_runs, load_study
 from .figures import FigureOutput, experiment_figures, figure_outputs
 from .page import experiment_html, page_html
 from .saving import FigureSaver
+from .scorecard import Scorecard, scorecard, write_csv
 from .tables import TableOutput, experiment_tables, table_output
 
 __all__ = [
     "FigureOutput",
     "Report",
+    "Scorecard",
     "StudyResults",
     "TableOutput",
     "build",
@@ -48,6 +50,7 @@ class Report:
     page: Path
     figures: dict[str, list[FigureOutput]]
     tables: dict[str, list[TableOutput]]
+    scorecard: Scorecard
 
 
 def build(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Report:
@@ -70,12 +73,14 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
             drawn = experiment_figures(study, experiment, study.directory / "figures", saver)
             figures[name] = [replace(out, figure=None) for out in drawn]
             tables[name] = experiment_tables(study, experiment, study.directory / "tables")
+    card = scorecard(study)
+    write_csv(card, study.directory / "tables")
     sections = [experiment_html(study, e, figures[e["name"]], tables[e["name"]]) for e in study.experiments]
     page = study.directory / "report.html"
     tmp = page.with_name(f".{page.name}.tmp-{os.getpid()}")
-    tmp.write_text(page_html(study, sections, __version__), encoding="utf-8")
+    tmp.write_text(page_html(study, sections, __version__, card), encoding="utf-8")
     os.replace(tmp, page)
-    return Report(page, figures, tables)
+    return Report(page, figures, tables, card)
 
 
 def build_report(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Path:

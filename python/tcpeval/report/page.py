@@ -21,6 +21,7 @@ import pandas as pd
 
 from .data import StudyResults, Value
 from .figures import FORMATS, FigureOutput, describe, slug
+from .scorecard import Scorecard, scorecard_html
 from .tables import TableOutput
 
 DISPLAY_SCALE = 1.25
@@ -48,6 +49,11 @@ th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
 th { background: #f0f0f0; }
 td.error { text-align: left; }
 td.error pre { margin: 0; background: none; padding: 0; white-space: pre-wrap; }
+table.scorecard td.text { text-align: left; }
+table.scorecard tr.pass td.verdict { background: #dfd; }
+table.scorecard tr.miss td.verdict { background: #fdd; }
+table.scorecard tr.na td.verdict { background: #eee; }
+p.score { font-weight: bold; }
 """
 
 
@@ -242,9 +248,12 @@ def experiment_html(
     return "\n".join(parts)
 
 
-def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str) -> str:
+def page_html(
+    study: StudyResults, sections: Sequence[str], tcpeval_version: str, card: Scorecard
+) -> str:
     """The whole page: a header describing the study and its runs, a table
-    of contents, and the experiment ``sections`` (from :func:`experiment_html`)."""
+    of contents, the claims scorecard, and the experiment ``sections`` (from
+    :func:`experiment_html`)."""
     spec, meta = study.spec, study.meta
     title = spec.get("title", spec.get("name", study.directory.name))
     frames = list(study.runs.values())
@@ -255,6 +264,8 @@ def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str
         ("study", spec.get("name", "")),
         ("reference", spec.get("reference", "")),
         ("mode", study.mode),
+        ("platform", meta.get("platform", "linux")),
+        ("claims", card.summary()),
         ("tcpeval version of the runs", meta.get("tcpeval_version", "unknown")),
         ("started", meta.get("started") or "unknown"),
         ("finished", meta.get("finished") or "not finished"),
@@ -272,5 +283,8 @@ def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>"
         f"<header><h1>{esc(title)}</h1><dl class='meta'>{meta_html}</dl></header>"
-        f"<nav><h2>Experiments</h2><ol>{toc}</ol></nav>" + "\n".join(sections) + "</body></html>\n"
+        f"<nav><h2>Experiments</h2><ol><li><a href='#scorecard'>Claims scorecard</a></li>{toc}</ol></nav>"
+        + scorecard_html(card)
+        + "\n".join(sections)
+        + "</body></html>\n"
     )

@@ -52,6 +52,22 @@ pub enum RtoMode {
     Rfc6298,
 }
 
+/// How Limited Slow-Start (RFC 3742) acts, when `max_ssthresh` is set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LssMode {
+    /// RFC 3742: only in slow start, above `max_ssthresh`, each packet
+    /// acked adds `1/K` with `K = floor(cwnd / (max_ssthresh / 2))`.
+    #[default]
+    Rfc3742,
+    /// ns-2 (`TcpAgent::limited_slow_start`, as described by the fairness
+    /// study, Molnar et al. 2009 section 5.1): RFC 3742 in slow start, and in
+    /// congestion avoidance, until the first loss (and again after a
+    /// timeout), every ACK raises cwnd by the larger of the algorithm's own
+    /// increment and the LSS increment `1/K`.
+    Ns2,
+}
+
 /// TCP options of one flow, resolved to engine units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TcpConfig {
@@ -76,6 +92,12 @@ pub struct TcpConfig {
     pub initial_ssthresh: f64,
     /// RFC 3742 max_ssthresh (packets); 0 = Limited Slow-Start off.
     pub max_ssthresh: u32,
+    /// Where Limited Slow-Start acts (RFC 3742 or ns-2).
+    pub lss: LssMode,
+    /// Mark a retransmission lost when SACKs show that packets sent after it
+    /// arrived (Linux `tcp_mark_lost_retrans`); off, a lost retransmission
+    /// is recovered only by the RTO (ns-2 Sack1, RFC 6675).
+    pub lost_retransmit: bool,
     /// Receiver window (packets); `u64::MAX` = never limits.
     pub rwnd: u64,
     /// Counting mode for cwnd growth.
@@ -111,6 +133,8 @@ impl Default for TcpConfig {
             initial_cwnd: 10.0,
             initial_ssthresh: f64::INFINITY,
             max_ssthresh: 0,
+            lss: LssMode::Rfc3742,
+            lost_retransmit: true,
             rwnd: u64::MAX,
             count_mode: CountMode::PerPacket,
             delayed_ack: true,

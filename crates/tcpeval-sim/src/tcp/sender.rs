@@ -9,7 +9,7 @@
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
 
-use super::config::{CountMode, RecoveryMode, TcpConfig};
+use super::config::{CountMode, LssMode, RecoveryMode, TcpConfig};
 use super::rto::RtoEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
 use super::timer::LazyTimer;
@@ -17,6 +17,7 @@ use super::undo::UndoState;
 use crate::event::FlowId;
 use crate::packet::{ts_ticks, Packet, Payload, SackBlock};
 use crate::time::Time;
+use tcpeval_cc::common::lss_increment;
 use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
 
 /// Per-flow sender counters over the run.
@@ -74,6 +75,9 @@ pub struct Sender {
     recover_fs: u64,
     /// Rate halving: delivering ACKs since the last cwnd decrement (0 or 1).
     halving_cnt: u32,
+    /// ns-2 Limited Slow-Start still acts in congestion avoidance: no loss
+    /// yet, or the last reduction was a timeout (ns-2 `last_cwnd_action_`).
+    lss_in_ca: bool,
     /// Evidence for undoing the current reduction (used when `cfg.undo`).
     undo: UndoState,
     dupacks: u32,
@@ -91,7 +95,13 @@ pub struct Sender {
 impl Sender {
     /// A sender for `flow`; `size` is the transfer size in packets (`None` = bulk).
     pub fn new(flow: FlowId, cfg: TcpConfig, cc: Algorithm, size: Option<u64>) -> Self {
-        let mut tcb = Tcb::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss());
+        let mut ssthresh = cfg.initial_ssthresh;
+        if cfg.lss == LssMode::Ns2 && cfg.max_ssthresh > 0 {
+            // ns-2 TcpAgent::reset: the initial ssthresh is clamped to
+            // max_ssthresh, so LSS takes over from there in avoidance.
+            ssthresh = ssthresh.min(f64::from(cfg.max_ssthresh));
+        }
+        let mut tcb = Tcb::new(cfg.initial_cwnd, ssthresh, cfg.mss());
         tcb.max_ssthresh = cfg.max_ssthresh;
         Sender {
             flow,
@@ -108,6 +118,7 @@ impl Sender {
             prr_out: 0,
             recover_fs: 0,
             halving_cnt: 0,
+            lss_in_ca: true,
             undo: UndoState::default(),
             dupacks: 0,
             partial_seen: false,
@@ -320,7 +331,19 @@ impl Sender {
             acked,
             ack_seq: self.sb.una(),
         };
+        let ns2_lss = self.cfg.lss == LssMode::Ns2
+            && self.cfg.max_ssthresh > 0
+            && self.lss_in_ca
+            && !self.tcb.in_slow_start();
+        let before = self.tcb.cwnd;
         self.cc.cong_avoid(&mut self.tcb, &info);
+        if ns2_lss {
+            // ns-2 TcpAgent::limited_slow_start: the larger increment wins.
+            let lss = f64::from(acked) * lss_increment(before, self.cfg.max_ssthresh);
+            if before + lss > self.tcb.cwnd {
+                self.tcb.cwnd = (before + lss).min(self.tcb.cwnd_clamp);
+            }
+        }
     }
 
     /// Linux `tcp_current_ssthresh`: the ssthresh a reduction starting now
@@ -366,6 +389,7 @@ impl Sender {
         self.prr_out = 0;
         self.recover_fs = u64::from(self.sb.packets_out()).max(1);
         self.halving_cnt = 0;
+        self.lss_in_ca = false;
         self.stats.fast_retransmits += 1;
     }
 
@@ -421,7 +445,9 @@ impl Sender {
 
     fn sack_state_machine(&mut self, now: Time, newly: u32, tsecr: u32, out: &mut Vec<Packet>) {
         self.sb.mark_lost_by_sack();
-        self.sb.mark_lost_retransmits();
+        if self.cfg.lost_retransmit {
+            self.sb.mark_lost_retransmits();
+        }
         match self.tcb.ca_state {
             CaState::Recovery => {
                 if self.sb.una() >= self.recover && self.undo.may_undo(tsecr) {
@@ -553,6 +579,7 @@ impl Sender {
         }
         self.sync_tcb(now);
         self.stats.timeouts += 1;
+        self.lss_in_ca = true;
         if matches!(
             self.tcb.ca_state,
             CaState::Open | CaState::Disorder | CaState::Cwr
@@ -642,6 +669,121 @@ mod tests {
             sack: &[],
             dsack,
             tsecr,
+        }
+    }
+
+    /// A float-growth Scalable sender (a = 0.01) in congestion avoidance at
+    /// `cwnd` with ssthresh 100 and max_ssthresh 100, counting per ACK, LSS
+    /// in `lss` mode, having sent its whole window at time zero.
+    fn scalable_lss(cwnd: f64, lss: LssMode) -> (Sender, Vec<Packet>) {
+        let cfg = TcpConfig {
+            initial_cwnd: cwnd,
+            initial_ssthresh: 100.0,
+            max_ssthresh: 100,
+            lss,
+            count_mode: CountMode::PerAck,
+            ..TcpConfig::default()
+        };
+        let params = serde_json::json!({ "growth": "float" });
+        let cc = tcpeval_cc::build("scalable", &params).unwrap();
+        let mut s = Sender::new(0, cfg, cc, None);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        (s, out)
+    }
+
+    #[test]
+    fn ns2_lss_outgrows_the_algorithm_in_congestion_avoidance_until_the_first_loss() {
+        // ns-2 limited_slow_start (Molnar et al. 2009, section 5.1): above
+        // ssthresh, before any loss, each ACK adds max(a, 1/K) with
+        // K = floor(cwnd / 50). At cwnd 200, K = 4: +0.25 instead of +0.01.
+        let (mut s, mut out) = scalable_lss(200.0, LssMode::Ns2);
+        s.on_ack(Time::from_ms(100), ack_echo(1, 0, false, 0), &mut out);
+        assert_eq!(s.tcb.cwnd, 200.25);
+        // RFC 3742 leaves congestion avoidance alone: Scalable's +0.01.
+        let (mut s, mut out) = scalable_lss(200.0, LssMode::Rfc3742);
+        s.on_ack(Time::from_ms(100), ack_echo(1, 0, false, 0), &mut out);
+        assert_eq!(s.tcb.cwnd, 200.01);
+        // At cwnd 6000, K = 120: 1/120 < 0.01, Scalable's own increase wins
+        // (the paper's W_LSS = (max_ssthresh / 2) / a = 5000 is the switch).
+        let (mut s, mut out) = scalable_lss(6000.0, LssMode::Ns2);
+        s.on_ack(Time::from_ms(100), ack_echo(1, 0, false, 0), &mut out);
+        assert_eq!(s.tcb.cwnd, 6000.01);
+        // After a fast recovery LSS no longer acts; after a timeout it does again.
+        let (mut s, mut out) = scalable_lss(200.0, LssMode::Ns2);
+        s.enter_recovery();
+        s.exit_recovery(200.0);
+        s.on_ack(Time::from_ms(100), ack_echo(1, 0, false, 0), &mut out);
+        assert_eq!(s.tcb.cwnd, 200.01);
+        s.on_rto(Time::from_secs(2), &mut out);
+        assert!(s.lss_in_ca);
+    }
+
+    #[test]
+    fn ns2_lss_clamps_ssthresh_and_then_matches_rfc3742s_rate() {
+        // ns-2 reset() clamps an unlimited initial ssthresh to max_ssthresh
+        // (100); from cwnd 150 its avoidance-branch LSS adds 1/K = 1/3 per
+        // ACK, where RFC 3742 in slow start adds one packet per K = 3 ACKs:
+        // both are at 151 after three ACKs.
+        let run = |lss| {
+            let (mut s, mut out) = scalable_lss(150.0, lss);
+            s.tcb.ssthresh = if lss == LssMode::Ns2 {
+                s.tcb.ssthresh
+            } else {
+                f64::INFINITY
+            };
+            let mut cwnds = Vec::new();
+            for k in 0..3 {
+                s.on_ack(
+                    Time::from_ms(100 + k),
+                    ack_echo(k + 1, k, false, 0),
+                    &mut out,
+                );
+                cwnds.push(s.tcb.cwnd);
+            }
+            (s.tcb.ssthresh, cwnds)
+        };
+        let (ssthresh, ns2) = run(LssMode::Ns2);
+        assert_eq!(ssthresh, 100.0);
+        assert!((ns2[0] - (150.0 + 1.0 / 3.0)).abs() < 1e-12);
+        assert!((ns2[2] - 151.0).abs() < 1e-12, "{ns2:?}");
+        let (_, rfc) = run(LssMode::Rfc3742);
+        assert_eq!(rfc, vec![150.0, 150.0, 151.0]);
+    }
+
+    #[test]
+    fn without_lost_retransmit_detection_a_lost_retransmission_waits_for_the_rto() {
+        for (detect, lost_after) in [(true, 1), (false, 0)] {
+            let (mut s, mut out) = reno_at_20(|c| {
+                c.lost_retransmit = detect;
+                c.recovery = RecoveryMode::Rfc6675;
+            });
+            out.clear();
+            for k in 1..=3 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            assert_eq!(s.tcb.ca_state, CaState::Recovery);
+            // Packet 0 was retransmitted; the retransmission is lost too, and
+            // SACKs for packets sent after it keep arriving.
+            for k in 4..=19 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            let sent: Vec<u64> = seqs(&mut out);
+            let new_data_max = *sent.iter().max().unwrap();
+            let block = [SackBlock {
+                start: 1,
+                end: new_data_max + 1,
+            }];
+            let ack = AckIn {
+                cum: 0,
+                trigger: new_data_max,
+                sack: &block,
+                dsack: false,
+                tsecr: 0,
+            };
+            s.on_ack(Time::from_ms(400), ack, &mut out);
+            let again = seqs(&mut out).iter().filter(|&&q| q == 0).count();
+            assert_eq!(again, lost_after, "detection {detect}");
         }
     }
 

@@ -238,9 +238,9 @@ impl TcpProto {
         tcp: &TcpOptions,
         sc: &Scenario,
     ) -> Result<TcpProto, ScenarioError> {
-        let cc = build_algorithm(at, algorithm, params)?;
-        let cfg = tcp
-            .over(&sc.tcp)
+        let cc = build_algorithm(at, algorithm, &sc.flow_params(algorithm, params))?;
+        let cfg = sc
+            .flow_tcp(tcp)?
             .resolve(&format!("{at}.tcp"), sc.packet_size)?;
         Ok(TcpProto { cfg, cc })
     }

@@ -1,0 +1,238 @@
+"""A study's claims: the checkable statements of its paper, and their verdicts.
+
+A study file lists the paper's claims as ``[[claim]]`` tables
+(docs/study-format.md, "Claims"): the values of its numbered tables and the
+conclusions its text states, each with the metric that measures it, the
+paper's value and what counts as reproducing it. :func:`parse_claims`
+checks them against the study's experiments when the file is loaded;
+:func:`evaluate` gives each its verdict from a results directory's runs.
+
+Checks (``check``):
+
+* ``value``: the metric's mean at ``where`` is within ``tolerance``
+  (``{ rel = r }``: ``|x - paper| <= r |paper|``; ``{ abs = a }``) of ``paper``;
+* ``range``: ``min <= x <= max`` (either bound may be left out);
+* ``order``: the means at ``where`` overlaid with each entry of ``order``
+  strictly decrease (``direction = "descending"``, default) or increase;
+* ``ratio``: ``min <= x(numerator) / x(denominator) <= max``.
+
+A metric is the mean over every ok run that matches the selection (all
+seeds). A verdict from quick mode is marked indicative: quick runs are
+shorter and fewer than the paper's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import ScenarioError
+
+CHECKS = ("value", "range", "order", "ratio")
+"""The kinds of check a claim may make."""
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_COMMON = {"id", "source", "text", "experiment", "metric", "where", "check", "note", "paper"}
+_BY_CHECK = {
+    "value": {"tolerance"},
+    "range": {"min", "max"},
+    "order": {"order", "direction"},
+    "ratio": {"numerator", "denominator", "min", "max"},
+}
+
+
+class ClaimError(ScenarioError):
+    """A ``[[claim]]`` field is missing, malformed or refers to nothing."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A claim's outcome: ``verdict`` is ``"pass"``, ``"miss"`` or ``"n/a"``
+    (no run measures it: its sweep point is not in this mode's grid, or its
+    runs failed); ``measured`` is what tcpeval found, as text."""
+
+    claim: Mapping[str, Any]
+    verdict: str
+    measured: str
+    indicative: bool
+
+    @property
+    def id(self) -> str:
+        return str(self.claim["id"])
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _selector(value: Any, at: str, params: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ClaimError(at, "must be a table of sweep parameters and values")
+    for param, v in value.items():
+        if param not in params:
+            raise ClaimError(f"{at}.{param}", f"not a sweep parameter; parameters: {sorted(params)}")
+        if v not in params[param]:
+            raise ClaimError(f"{at}.{param}", f"{v!r} is not one of its values {list(params[param])}")
+    return value
+
+
+def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]]) -> list[dict]:
+    """Checks the ``[[claim]]`` array ``raw`` against ``experiments`` (name ->
+    (sweep parameter -> values, metric names)) and returns it."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ClaimError("claim", "must be an array of tables ([[claim]])")
+    seen: set[str] = set()
+    for i, c in enumerate(raw):
+        at = f"claim[{i}]"
+        if not isinstance(c, dict):
+            raise ClaimError(at, "must be a table")
+        cid = c.get("id")
+        if not isinstance(cid, str) or not _ID.match(cid):
+            raise ClaimError(f"{at}.id", "missing, or not made of a-z, 0-9, _ and -")
+        if cid in seen:
+            raise ClaimError(f"{at}.id", f"'{cid}' is used twice")
+        seen.add(cid)
+        for key in ("source", "text", "experiment", "metric"):
+            if not isinstance(c.get(key), str) or not c[key]:
+                raise ClaimError(f"{at}.{key}", "missing; give a non-empty string")
+        check = c.get("check")
+        if check not in CHECKS:
+            raise ClaimError(f"{at}.check", f"{check!r} is not allowed; allowed: {', '.join(CHECKS)}")
+        unknown = set(c) - _COMMON - _BY_CHECK[check]
+        if unknown:
+            allowed = sorted(_COMMON | _BY_CHECK[check])
+            raise ClaimError(at, f"unknown field(s) {sorted(unknown)} for check '{check}'; allowed: {allowed}")
+        if c["experiment"] not in experiments:
+            raise ClaimError(
+                f"{at}.experiment", f"no experiment '{c['experiment']}'; experiments: {sorted(experiments)}"
+            )
+        params, metrics = experiments[c["experiment"]]
+        if c["metric"] not in metrics:
+            raise ClaimError(
+                f"{at}.metric", f"'{c['metric']}' is not a metric of {c['experiment']}; metrics: {sorted(metrics)}"
+            )
+        _selector(c.get("where", {}), f"{at}.where", params)
+        if "paper" in c and not (_number(c["paper"]) or isinstance(c["paper"], str)):
+            raise ClaimError(f"{at}.paper", "must be a number or a short text")
+        for bound in ("min", "max"):
+            if bound in c and not _number(c[bound]):
+                raise ClaimError(f"{at}.{bound}", "must be a finite number")
+        if check == "value":
+            if not _number(c.get("paper")):
+                raise ClaimError(f"{at}.paper", "a value check needs the paper's number")
+            tol = c.get("tolerance")
+            if not (isinstance(tol, dict) and len(tol) == 1 and set(tol) <= {"rel", "abs"}):
+                raise ClaimError(f"{at}.tolerance", "give { rel = r } or { abs = a }")
+            (v,) = tol.values()
+            if not _number(v) or v < 0:
+                raise ClaimError(f"{at}.tolerance", f"{v!r} is out of range; allowed a number >= 0")
+        elif check == "range":
+            if "min" not in c and "max" not in c:
+                raise ClaimError(at, "a range check needs min, max or both")
+        elif check == "order":
+            order = c.get("order")
+            if not isinstance(order, list) or len(order) < 2:
+                raise ClaimError(f"{at}.order", "give at least two selections")
+            for j, sel in enumerate(order):
+                _selector(sel, f"{at}.order[{j}]", params)
+            if c.get("direction", "descending") not in ("descending", "ascending"):
+                raise ClaimError(f"{at}.direction", "allowed: descending, ascending")
+        elif check == "ratio":
+            for side in ("numerator", "denominator"):
+                _selector(c.get(side), f"{at}.{side}", params)
+            if "min" not in c and "max" not in c:
+                raise ClaimError(at, "a ratio check needs min, max or both")
+        if "min" in c and "max" in c and c["min"] > c["max"]:
+            raise ClaimError(f"{at}.min", f"{c['min']} is above max {c['max']}")
+    return raw
+
+
+def _mean(runs: Any, metric: str, selection: Mapping[str, Any]) -> float:
+    """Mean of ``metric`` over the ok runs of ``runs`` matching ``selection``
+    (NaN when none has a value)."""
+    from .report.data import canonical, ok_runs, select
+
+    frame = select(ok_runs(runs), {k: canonical(v) for k, v in selection.items()})
+    values = frame[metric].to_numpy(dtype=float) if metric in frame else np.array([])
+    values = values[np.isfinite(values)]
+    return float(values.mean()) if len(values) else math.nan
+
+
+def fmt(x: float) -> str:
+    """A measured number in four significant digits."""
+    return "n/a" if not math.isfinite(x) else f"{x:.4g}"
+
+
+def _within(x: float, claim: Mapping[str, Any]) -> bool:
+    return claim.get("min", -math.inf) <= x <= claim.get("max", math.inf)
+
+
+def verdict(claim: Mapping[str, Any], runs: Any, quick: bool) -> Verdict:
+    """The verdict of ``claim`` on the run frame of its experiment
+    (:func:`tcpeval.report.data.experiment_runs`)."""
+    where = dict(claim.get("where", {}))
+    metric = claim["metric"]
+    check = claim["check"]
+    if check in ("value", "range"):
+        x = _mean(runs, metric, where)
+        if not math.isfinite(x):
+            return Verdict(claim, "n/a", "no run", quick)
+        if check == "value":
+            paper = float(claim["paper"])
+            tol = claim["tolerance"]
+            allowed = tol["abs"] if "abs" in tol else tol["rel"] * abs(paper)
+            ok = abs(x - paper) <= allowed
+        else:
+            ok = _within(x, claim)
+        return Verdict(claim, "pass" if ok else "miss", fmt(x), quick)
+    if check == "order":
+        xs = [_mean(runs, metric, {**where, **sel}) for sel in claim["order"]]
+        text = " > ".join(fmt(x) for x in xs)
+        if claim.get("direction", "descending") == "ascending":
+            text = text.replace(">", "<")
+        if not all(math.isfinite(x) for x in xs):
+            return Verdict(claim, "n/a", text, quick)
+        pairs = zip(xs, xs[1:])
+        if claim.get("direction", "descending") == "descending":
+            ok = all(a > b for a, b in pairs)
+        else:
+            ok = all(a < b for a, b in pairs)
+        return Verdict(claim, "pass" if ok else "miss", text, quick)
+    num = _mean(runs, metric, {**where, **claim["numerator"]})
+    den = _mean(runs, metric, {**where, **claim["denominator"]})
+    if not (math.isfinite(num) and math.isfinite(den)):
+        return Verdict(claim, "n/a", f"{fmt(num)} / {fmt(den)}", quick)
+    ratio = num / den if den != 0 else (math.inf if num > 0 else math.nan)
+    ok = (math.isfinite(ratio) and _within(ratio, claim)) or (ratio == math.inf and "max" not in claim)
+    return Verdict(claim, "pass" if ok else "miss", f"{fmt(num)} / {fmt(den)} = {fmt(ratio)}", quick)
+
+
+def expected_text(claim: Mapping[str, Any]) -> str:
+    """What the paper says, as the scorecard shows it."""
+    check = claim["check"]
+    paper = claim.get("paper")
+    if check == "value":
+        tol = claim["tolerance"]
+        band = f"± {tol['abs']:g}" if "abs" in tol else f"± {tol['rel'] * 100:g} %"
+        return f"{paper:g} {band}"
+    bounds = []
+    if "min" in claim:
+        bounds.append(f">= {claim['min']:g}")
+    if "max" in claim:
+        bounds.append(f"<= {claim['max']:g}")
+    if check == "range":
+        shown = f"{paper} " if paper is not None else ""
+        return f"{shown}({', '.join(bounds)})"
+    if check == "order":
+        sign = " > " if claim.get("direction", "descending") == "descending" else " < "
+        return sign.join(", ".join(f"{v}" for v in sel.values()) for sel in claim["order"])
+    num = ", ".join(f"{v}" for v in claim["numerator"].values())
+    den = ", ".join(f"{v}" for v in claim["denominator"].values())
+    return f"{num} / {den} {' and '.join(bounds)}"

@@ -1,0 +1,138 @@
+"""The claims scorecard of a study report.
+
+Every ``[[claim]]`` of the study file (:mod:`tcpeval.claims`) gets its
+verdict from the stored runs; the page shows claim | paper | tcpeval |
+verdict | note with the pass count, and ``TABLEDIR/scorecard.csv`` holds the
+same rows. Verdicts from quick mode are marked indicative: quick runs are
+shorter and fewer than the paper's.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..claims import Verdict, expected_text, verdict
+from .data import StudyResults
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """The verdicts of a study's claims, in study-file order."""
+
+    verdicts: list[Verdict]
+    quick: bool
+
+    @property
+    def passed(self) -> int:
+        return sum(v.verdict == "pass" for v in self.verdicts)
+
+    @property
+    def measured(self) -> int:
+        """Claims with a verdict (pass or miss): their point is in this mode's grid."""
+        return sum(v.verdict != "n/a" for v in self.verdicts)
+
+    def summary(self) -> str:
+        """``"12 of 15 claims reproduced (2 not measured in quick mode; indicative only)"``."""
+        total = len(self.verdicts)
+        text = f"{self.passed} of {total} claims reproduced"
+        unmeasured = total - self.measured
+        extra = []
+        if unmeasured:
+            extra.append(f"{unmeasured} not measured in this mode")
+        if self.quick:
+            extra.append("quick mode: indicative only")
+        return text + (f" ({'; '.join(extra)})" if extra else "")
+
+
+def scorecard(study: StudyResults) -> Scorecard:
+    """Every claim of the study file, judged on its stored runs."""
+    quick = study.mode == "quick"
+    out = []
+    for claim in study.spec.get("claim", []):
+        runs = study.runs.get(claim["experiment"])
+        if runs is None or runs.empty:
+            out.append(Verdict(claim, "n/a", "no run", quick))
+        else:
+            out.append(verdict(claim, runs, quick))
+    return Scorecard(out, quick)
+
+
+COLUMNS = ("id", "source", "claim", "experiment", "metric", "paper", "tcpeval", "verdict", "indicative", "note")
+"""Columns of ``scorecard.csv``."""
+
+
+def rows(card: Scorecard) -> list[dict[str, str]]:
+    """The scorecard as rows of text (the CSV's and the page's)."""
+    return [
+        {
+            "id": v.id,
+            "source": str(v.claim.get("source", "")),
+            "claim": str(v.claim.get("text", "")),
+            "experiment": str(v.claim["experiment"]),
+            "metric": str(v.claim["metric"]),
+            "paper": expected_text(v.claim),
+            "tcpeval": v.measured,
+            "verdict": v.verdict,
+            "indicative": "yes" if v.indicative else "no",
+            "note": str(v.claim.get("note", "")),
+        }
+        for v in card.verdicts
+    ]
+
+
+def write_csv(card: Scorecard, directory: Path) -> Path:
+    """Writes ``directory/scorecard.csv`` atomically and returns its path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows(card))
+    path = directory / "scorecard.csv"
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(buf.getvalue(), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def esc(value: object) -> str:
+    """``value`` as HTML-escaped text."""
+    return html.escape(str(value), quote=True)
+
+
+def scorecard_html(card: Scorecard) -> str:
+    """The page's scorecard section."""
+    if not card.verdicts:
+        return (
+            "<section id='scorecard'><h2>Claims scorecard</h2>"
+            "<p>The study file lists no claims.</p></section>"
+        )
+    body: Sequence[str] = [
+        f"<tr class='{esc(r['verdict'].replace('/', ''))}'>"
+        f"<td class='text'><strong>{esc(r['claim'])}</strong><br><small>{esc(r['source'])}; "
+        f"{esc(r['experiment'])}: {esc(r['metric'])} ({esc(r['id'])})</small></td>"
+        f"<td>{esc(r['paper'])}</td><td>{esc(r['tcpeval'])}</td>"
+        f"<td class='verdict'>{esc(r['verdict'])}{'*' if r['indicative'] == 'yes' else ''}</td>"
+        f"<td class='text'>{esc(r['note'])}</td></tr>"
+        for r in rows(card)
+    ]
+    legend = (
+        "<p class='legend'>* from quick mode: shorter runs and fewer seeds than the paper, "
+        "indicative only; run the full mode for the verdict.</p>"
+        if card.quick
+        else ""
+    )
+    return (
+        "<section id='scorecard'><h2>Claims scorecard</h2>"
+        f"<p class='score'>{esc(card.summary())}. A miss is reported as measured, with the "
+        "investigated cause in its note (scorecard.csv has the same rows).</p>"
+        "<table class='scorecard'><thead><tr><th>claim</th><th>paper</th><th>tcpeval</th>"
+        "<th>verdict</th><th>note</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
+        + legend
+        + "</section>"
+    )
