@@ -163,7 +163,7 @@ const LINUX_2616: [Setting; 14] = LINUX_26;
 /// Older releases differ, and a study on one says so in its own tcp table:
 /// the initial RTO was 6 s up to ns-2.29 and the RTO had no ceiling up to
 /// 2.31 (CHANGES.html).
-const NS2: [Setting; 18] = [
+const NS2: [Setting; 19] = [
     json(
         "tcp.recovery",
         r#""rfc6675""#,
@@ -199,8 +199,14 @@ const NS2: [Setting; 18] = [
     ),
     json(
         "tcp.rto_mode",
-        r#""rfc6298""#,
-        "ns-2 tcp.cc rtt_timeout (rfc2988_ true): max(srtt + 4 rttvar, minrto_)",
+        r#""ns2""#,
+        "ns-2 tcp.cc rtt_update/rtt_timeout/rtt_backoff (rfc2988_ true, no timestamps): one \
+         timed segment per RTT, whole-tick samples, max(srtt + 4 rttvar, minrto_) x backoff",
+    ),
+    json(
+        "tcp.rto_tick_ms",
+        "10",
+        "ns-2 ns-default.tcl Agent/TCP tcpTick_ 0.01",
     ),
     json(
         "tcp.rto_min_ms",
@@ -501,7 +507,8 @@ mod tests {
             count_mode: CountMode::PerAck,
             initial_cwnd: 2.0,
             delayed_ack: false,
-            rto_mode: RtoMode::Rfc6298,
+            rto_mode: RtoMode::Ns2,
+            rto_tick: Time::from_ms(10),
             rto_min: Time::from_ms(200),
             rto_initial: Time::from_secs(3),
             rto_max: Time::from_secs(60),

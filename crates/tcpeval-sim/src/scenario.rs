@@ -346,6 +346,9 @@ pub struct TcpOptions {
     pub rto_initial_ms: Option<f64>,
     /// RTO ceiling, ms (default 120000).
     pub rto_max_ms: Option<f64>,
+    /// Clock tick of `rto_mode = "ns2"`, ms (default 10, ns-2 tcpTick_).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_tick_ms: Option<f64>,
 }
 
 /// One flow (or `count` identical flows).
@@ -495,7 +498,8 @@ impl TcpOptions {
             rto_mode,
             rto_min_ms,
             rto_initial_ms,
-            rto_max_ms
+            rto_max_ms,
+            rto_tick_ms
         )
     }
 
@@ -575,6 +579,10 @@ impl TcpOptions {
         if let Some(v) = self.rto_max_ms {
             check(&f("rto_max_ms"), v, 1.0, 3_600_000.0)?;
             c.rto_max = ms(v);
+        }
+        if let Some(v) = self.rto_tick_ms {
+            check(&f("rto_tick_ms"), v, 0.001, 1000.0)?;
+            c.rto_tick = ms(v);
         }
         if c.rto_max < c.rto_min {
             return Err(ScenarioError::new(f("rto_max_ms"), "must be >= rto_min_ms"));

@@ -50,6 +50,11 @@ pub enum RtoMode {
     Linux,
     /// RFC 6298: RTO = max(SRTT + 4 RTTVAR, rto_min).
     Rfc6298,
+    /// ns-2 `TcpAgent` (rfc2988_ true): one timed segment per RTT, samples
+    /// in whole clock ticks (`rto_tick`, tcpTick_), SRTT and RTTVAR in
+    /// ns-2's scaled integers, RTO = max(SRTT + 4 RTTVAR, rto_min) x backoff,
+    /// at least two ticks (tcp.cc rtt_update, rtt_timeout, rtt_backoff).
+    Ns2,
 }
 
 /// How Limited Slow-Start (RFC 3742) acts, when `max_ssthresh` is set.
@@ -118,6 +123,8 @@ pub struct TcpConfig {
     pub rto_initial: Time,
     /// RTO ceiling after backoff.
     pub rto_max: Time,
+    /// Clock tick of the `ns2` RTO estimator (ns-2 tcpTick_).
+    pub rto_tick: Time,
 }
 
 impl Default for TcpConfig {
@@ -145,6 +152,7 @@ impl Default for TcpConfig {
             rto_min: Time::from_ms(200),
             rto_initial: Time::from_secs(1),
             rto_max: Time::from_secs(120),
+            rto_tick: Time::from_ms(10),
         }
     }
 }

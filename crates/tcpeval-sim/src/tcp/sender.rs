@@ -9,7 +9,7 @@
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
 
-use super::config::{CountMode, LssMode, RecoveryMode, TcpConfig};
+use super::config::{CountMode, LssMode, RecoveryMode, RtoMode, TcpConfig};
 use super::rto::RtoEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
 use super::timer::LazyTimer;
@@ -75,6 +75,9 @@ pub struct Sender {
     recover_fs: u64,
     /// Rate halving: delivering ACKs since the last cwnd decrement (0 or 1).
     halving_cnt: u32,
+    /// `rto_mode = ns2`: the one timed segment (ns-2 rtt_seq_, rtt_ts_)
+    /// while ns-2's rtt_active_ is set.
+    timed: Option<(u64, Time)>,
     /// ns-2 Limited Slow-Start still acts in congestion avoidance: no loss
     /// yet, or the last reduction was a timeout (ns-2 `last_cwnd_action_`).
     lss_in_ca: bool,
@@ -109,7 +112,16 @@ impl Sender {
             cc,
             tcb,
             sb: Scoreboard::new(cfg.dupthresh, cfg.loss_marking),
-            rto: RtoEstimator::new(cfg.rto_mode, cfg.rto_min, cfg.rto_initial, cfg.rto_max),
+            rto: match cfg.rto_mode {
+                RtoMode::Ns2 => RtoEstimator::ns2(
+                    cfg.rto_min,
+                    cfg.rto_initial,
+                    cfg.rto_max,
+                    cfg.rto_tick,
+                    ns2_clock_phase(flow, cfg.rto_tick),
+                ),
+                _ => RtoEstimator::new(cfg.rto_mode, cfg.rto_min, cfg.rto_initial, cfg.rto_max),
+            },
             rto_timer: LazyTimer::default(),
             cc_timer: LazyTimer::default(),
             recover: 0,
@@ -119,6 +131,7 @@ impl Sender {
             recover_fs: 0,
             halving_cnt: 0,
             lss_in_ca: true,
+            timed: None,
             undo: UndoState::default(),
             dupacks: 0,
             partial_seen: false,
@@ -234,6 +247,9 @@ impl Sender {
                     self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
                 }
                 let seq = self.sb.push_new(now);
+                if self.cfg.rto_mode == RtoMode::Ns2 && self.timed.is_none() {
+                    self.timed = Some((seq, now));
+                }
                 self.emit(seq, out);
                 continue;
             }
@@ -267,8 +283,18 @@ impl Sender {
         }
         let cum_advanced = self.sb.una() > una0;
         self.tcb.delivered += u64::from(d.packets);
-        // RTT samples (Karn's rule per ACK, see `Delivered`).
-        if let Some(sent) = d.rto_sample_sent() {
+        // RTT samples (Karn's rule per ACK, see `Delivered`); ns-2 times
+        // one segment at a time and abandons it at a fast retransmit or a
+        // timeout (reset_rtx_timer).
+        if self.cfg.rto_mode == RtoMode::Ns2 {
+            if let Some((seq, sent)) = self.timed {
+                if ack.cum > seq {
+                    self.timed = None;
+                    self.rto.sample_ns2(sent, now);
+                    self.tcb.srtt = self.rto.srtt;
+                }
+            }
+        } else if let Some(sent) = d.rto_sample_sent() {
             self.rto.sample(now - sent);
             self.tcb.srtt = self.rto.srtt;
         }
@@ -390,6 +416,11 @@ impl Sender {
         self.recover_fs = u64::from(self.sb.packets_out()).max(1);
         self.halving_cnt = 0;
         self.lss_in_ca = false;
+        if self.cfg.rto_mode == RtoMode::Ns2 {
+            // ns-2 Sack1 dupack_action: reset_rtx_timer(1, 0).
+            self.timed = None;
+            self.rto_timer.set(self.tcb.now + self.rto.current());
+        }
         self.stats.fast_retransmits += 1;
     }
 
@@ -580,6 +611,7 @@ impl Sender {
         self.sync_tcb(now);
         self.stats.timeouts += 1;
         self.lss_in_ca = true;
+        self.timed = None;
         if matches!(
             self.tcb.ca_state,
             CaState::Open | CaState::Disorder | CaState::Cwr
@@ -613,6 +645,16 @@ impl Sender {
         }
         self.try_send(now, out);
     }
+}
+
+/// The clock phase of `flow` in a tick of `tick` (ns-2's `boot_time_`,
+/// which ns-2 draws uniformly in one tick): the flow id times the golden
+/// ratio, modulo 1, so flows' clocks are spread evenly and a run is the same
+/// for every seed.
+fn ns2_clock_phase(flow: FlowId, tick: Time) -> Time {
+    let frac =
+        (u64::from(flow).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11) as f64 / (1u64 << 53) as f64;
+    Time::from_ps((frac * tick.ps() as f64) as u64)
 }
 
 #[cfg(test)]
