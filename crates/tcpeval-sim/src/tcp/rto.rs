@@ -169,9 +169,8 @@ impl RtoEstimator {
     /// while below 64 or the RTO is below the ceiling, and past 8 moves
     /// SRTT into RTTVAR and forgets it (the next sample starts afresh).
     pub fn back_off(&mut self) {
-        if self.ns2.is_some() {
-            let below_max = self.current() < self.max;
-            let c = self.ns2.as_mut().expect("checked");
+        let below_max = self.current() < self.max;
+        if let Some(c) = self.ns2.as_mut() {
             if c.t_backoff < 64 || below_max {
                 c.t_backoff <<= 1;
             }
