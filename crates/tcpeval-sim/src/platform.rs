@@ -251,7 +251,7 @@ const NS2: [Setting; 19] = [
 
 /// TCP-Linux in ns-2.33 - 2.35 (Agent/TCP/Linux, D. X. Wei): Linux 2.6.22.6
 /// congestion modules behind ns-2's sender, with an Agent/TCPSink/Sack1.
-const NS2_TCP_LINUX: [Setting; 12] = [
+const NS2_TCP_LINUX: [Setting; 13] = [
     json(
         "tcp.recovery",
         r#""rate_halving""#,
@@ -280,8 +280,14 @@ const NS2_TCP_LINUX: [Setting; 12] = [
     ),
     json(
         "tcp.rto_mode",
-        r#""rfc6298""#,
-        "tcp-linux.cc uses ns-2's TcpAgent::rtt_timeout: max(srtt + 4 rttvar, minrto_)",
+        r#""ns2_linux""#,
+        "tcp-linux.cc LinuxTcpAgent::rtt_update (ns-2's timed segment and scaled integers, \
+         Linux's slower RTTVAR decrease) and TcpAgent::rtt_timeout",
+    ),
+    json(
+        "tcp.rto_tick_ms",
+        "1",
+        "tcp-linux.cc: tcp_tick_ = 1/JIFFY_RATIO = 1 ms once a congestion module is loaded",
     ),
     json("tcp.rto_min_ms", "200", "ns-default.tcl Agent/TCP/Linux minrto_ 0.2"),
     json(
@@ -517,6 +523,31 @@ mod tests {
         };
         assert_eq!(c, expected);
         assert_eq!(Platform::Ns2.params("highspeed")["mode"], "formula");
+    }
+
+    #[test]
+    fn ns2_tcp_linux_preset_sets_exactly_the_listed_sender() {
+        let c = Platform::Ns2TcpLinux
+            .tcp_options(1040)
+            .unwrap()
+            .resolve("tcp", 1040)
+            .unwrap();
+        let expected = TcpConfig {
+            packet_size: 1040,
+            recovery: RecoveryMode::RateHalving,
+            loss_marking: LossMarking::Fack,
+            undo: false,
+            count_mode: CountMode::PerAck,
+            initial_cwnd: 2.0,
+            delayed_ack: false,
+            rto_mode: RtoMode::Ns2Linux,
+            rto_tick: Time::from_ms(1),
+            rto_min: Time::from_ms(200),
+            rto_initial: Time::from_secs(3),
+            ..TcpConfig::default()
+        };
+        assert_eq!(c, expected);
+        assert_eq!(Platform::Ns2TcpLinux.params("scalable")["ai_cnt"], 50);
     }
 
     #[test]

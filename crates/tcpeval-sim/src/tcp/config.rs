@@ -55,6 +55,10 @@ pub enum RtoMode {
     /// ns-2's scaled integers, RTO = max(SRTT + 4 RTTVAR, rto_min) x backoff,
     /// at least two ticks (tcp.cc rtt_update, rtt_timeout, rtt_backoff).
     Ns2,
+    /// TCP-Linux in ns-2 (tcp-linux.cc `LinuxTcpAgent::rtt_update`): `ns2`
+    /// with Linux's RTTVAR rule, where a sample below SRTT lowers RTTVAR
+    /// with an eighth of the weight, and no RTTVAR floor.
+    Ns2Linux,
 }
 
 /// How Limited Slow-Start (RFC 3742) acts, when `max_ssthresh` is set.
@@ -71,6 +75,13 @@ pub enum LssMode {
     /// timeout), every ACK raises cwnd by the larger of the algorithm's own
     /// increment and the LSS increment `1/K`.
     Ns2,
+}
+
+impl RtoMode {
+    /// ns-2's clock and timed segment (`Ns2`, `Ns2Linux`).
+    pub fn is_ns2(self) -> bool {
+        matches!(self, RtoMode::Ns2 | RtoMode::Ns2Linux)
+    }
 }
 
 /// TCP options of one flow, resolved to engine units.

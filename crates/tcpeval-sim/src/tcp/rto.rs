@@ -22,6 +22,8 @@ struct Ns2Clock {
     t_rtxcur: Time,
     /// Backoff multiplier (t_backoff_: 1, 2, 4, ...).
     t_backoff: u64,
+    /// TCP-Linux's RTTVAR rule (`RtoMode::Ns2Linux`).
+    linux_rttvar: bool,
 }
 
 /// SRTT / RTTVAR estimator and the current RTO with backoff.
@@ -60,7 +62,15 @@ impl RtoEstimator {
     /// ns-2's estimator with clock `tick` and the flow's clock phase
     /// `phase` (reduced to one tick): RTO `initial` (rtxcur_init_) until the
     /// first sample.
-    pub fn ns2(min: Time, initial: Time, max: Time, tick: Time, phase: Time) -> Self {
+    /// `linux_rttvar` selects TCP-Linux's RTTVAR rule (`RtoMode::Ns2Linux`).
+    pub fn ns2(
+        min: Time,
+        initial: Time,
+        max: Time,
+        tick: Time,
+        phase: Time,
+        linux_rttvar: bool,
+    ) -> Self {
         let tick_ps = tick.ps().max(1);
         RtoEstimator {
             ns2: Some(Ns2Clock {
@@ -70,8 +80,18 @@ impl RtoEstimator {
                 t_rttvar: 0,
                 t_rtxcur: initial,
                 t_backoff: 1,
+                linux_rttvar,
             }),
-            ..RtoEstimator::new(RtoMode::Ns2, min, initial, max)
+            ..RtoEstimator::new(
+                if linux_rttvar {
+                    RtoMode::Ns2Linux
+                } else {
+                    RtoMode::Ns2
+                },
+                min,
+                initial,
+                max,
+            )
         }
     }
 
@@ -96,20 +116,31 @@ impl RtoEstimator {
             if c.t_srtt <= 0 {
                 c.t_srtt = 1;
             }
-            delta = delta.abs() - (c.t_rttvar >> 2);
-            c.t_rttvar += delta;
-            if c.t_rttvar <= 0 {
-                c.t_rttvar = 1;
+            if c.linux_rttvar {
+                // tcp-linux.cc: a sample below SRTT moves RTTVAR down with
+                // weight 1/32 instead of 1/4 (Linux tcp_rtt_estimator).
+                let below = delta < 0;
+                delta = delta.abs() - (c.t_rttvar >> 2);
+                if below && delta > 0 {
+                    delta >>= 3;
+                }
+                c.t_rttvar += delta;
+            } else {
+                delta = delta.abs() - (c.t_rttvar >> 2);
+                c.t_rttvar += delta;
+                if c.t_rttvar <= 0 {
+                    c.t_rttvar = 1;
+                }
             }
         } else {
             c.t_srtt = t_rtt << 3;
             c.t_rttvar = t_rtt << 1;
         }
-        let ticks = ((c.t_rttvar << 3) + c.t_srtt) >> 3;
+        let ticks = (((c.t_rttvar << 3) + c.t_srtt) >> 3).max(0);
         c.t_rtxcur = Time::from_ps(ticks as u64 * tick);
         c.t_backoff = 1;
         self.srtt = Some(Time::from_ps((c.t_srtt as u64 * tick) / 8));
-        self.rttvar = Time::from_ps((c.t_rttvar as u64 * tick) / 4);
+        self.rttvar = Time::from_ps((c.t_rttvar.max(0) as u64 * tick) / 4);
     }
 
     /// Feeds one RTT sample `r` (never from a retransmitted packet: Karn)
@@ -136,7 +167,7 @@ impl RtoEstimator {
         let var4 = Time::from_ps(4 * self.rttvar.ps());
         self.base = match self.mode {
             RtoMode::Linux => srtt + var4.max(self.min),
-            RtoMode::Rfc6298 | RtoMode::Ns2 => (srtt + var4).max(self.min),
+            RtoMode::Rfc6298 | RtoMode::Ns2 | RtoMode::Ns2Linux => (srtt + var4).max(self.min),
         }
         .min(self.max);
         self.backoff = 0;
@@ -270,6 +301,7 @@ mod tests {
             Time::from_secs(60),
             Time::from_ms(10),
             Time::ZERO,
+            false,
         )
     }
 
@@ -317,5 +349,36 @@ mod tests {
         // After the reset the sample starts afresh: SRTT 5, RTTVAR 2.5 ticks: 15 ticks -> 200 ms floor.
         assert_eq!(e.srtt, Some(Time::from_ms(50)));
         assert_eq!(e.current(), Time::from_ms(200));
+    }
+
+    #[test]
+    fn tcp_linux_rttvar_falls_an_eighth_as_fast_below_srtt() {
+        // tcp-linux.cc rtt_update, tick 1 ms. First sample 100: t_srtt 800,
+        // t_rttvar 200. Second 90: delta -10, t_srtt 790; |delta| - 50 < 0
+        // is not scaled: t_rttvar 160. Third 120 (above SRTT 98): delta 22,
+        // 22 - 40 = -18: t_rttvar 142. ns-2's rule gives the same here; they
+        // part when a low sample's |delta| exceeds RTTVAR: fourth 50 (SRTT
+        // 101): delta -51, 51 - 35 = 16, scaled to 2: t_rttvar 144 (ns-2: 158).
+        let make = |linux| {
+            RtoEstimator::ns2(
+                Time::from_ms(200),
+                Time::from_secs(3),
+                Time::from_secs(120),
+                Time::from_ms(1),
+                Time::ZERO,
+                linux,
+            )
+        };
+        let feed = |e: &mut RtoEstimator| {
+            for (k, ms) in [100u64, 90, 120, 50].into_iter().enumerate() {
+                let sent = Time::from_secs(k as u64);
+                e.sample_ns2(sent, sent + Time::from_ms(ms));
+            }
+        };
+        let (mut linux, mut ns2) = (make(true), make(false));
+        feed(&mut linux);
+        feed(&mut ns2);
+        assert_eq!(linux.rttvar, Time::from_us(36_000)); // 144 / 4 ticks
+        assert_eq!(ns2.rttvar, Time::from_us(39_500)); // 158 / 4 ticks
     }
 }

@@ -113,12 +113,13 @@ impl Sender {
             tcb,
             sb: Scoreboard::new(cfg.dupthresh, cfg.loss_marking),
             rto: match cfg.rto_mode {
-                RtoMode::Ns2 => RtoEstimator::ns2(
+                RtoMode::Ns2 | RtoMode::Ns2Linux => RtoEstimator::ns2(
                     cfg.rto_min,
                     cfg.rto_initial,
                     cfg.rto_max,
                     cfg.rto_tick,
                     ns2_clock_phase(flow, cfg.rto_tick),
+                    cfg.rto_mode == RtoMode::Ns2Linux,
                 ),
                 _ => RtoEstimator::new(cfg.rto_mode, cfg.rto_min, cfg.rto_initial, cfg.rto_max),
             },
@@ -247,7 +248,7 @@ impl Sender {
                     self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
                 }
                 let seq = self.sb.push_new(now);
-                if self.cfg.rto_mode == RtoMode::Ns2 && self.timed.is_none() {
+                if self.cfg.rto_mode.is_ns2() && self.timed.is_none() {
                     self.timed = Some((seq, now));
                 }
                 self.emit(seq, out);
@@ -286,7 +287,7 @@ impl Sender {
         // RTT samples (Karn's rule per ACK, see `Delivered`); ns-2 times
         // one segment at a time and abandons it at a fast retransmit or a
         // timeout (reset_rtx_timer).
-        if self.cfg.rto_mode == RtoMode::Ns2 {
+        if self.cfg.rto_mode.is_ns2() {
             if let Some((seq, sent)) = self.timed {
                 if ack.cum > seq {
                     self.timed = None;
@@ -416,7 +417,7 @@ impl Sender {
         self.recover_fs = u64::from(self.sb.packets_out()).max(1);
         self.halving_cnt = 0;
         self.lss_in_ca = false;
-        if self.cfg.rto_mode == RtoMode::Ns2 {
+        if self.cfg.rto_mode.is_ns2() {
             // ns-2 Sack1 dupack_action: reset_rtx_timer(1, 0).
             self.timed = None;
             self.rto_timer.set(self.tcb.now + self.rto.current());
