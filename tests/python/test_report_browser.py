@@ -80,4 +80,10 @@ def test_report_renders_offline_without_errors(browser, fake_report, fake_study_
     assert tables.nth(1).locator("tbody tr").count() == 2
     assert page.locator("table.failed td.error").inner_text() == ERROR
     assert page.locator(".missing").count() == 4
+    card = page.locator("table.scorecard")
+    assert card.is_visible()
+    assert card.locator("tbody tr").count() == 4
+    verdicts = card.locator("td.verdict").all_inner_texts()
+    assert verdicts == ["pass", "miss", "pass", "n/a"]
+    assert "2 of 4 claims reproduced" in page.locator("p.score").inner_text()
     page.close()

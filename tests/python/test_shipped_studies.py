@@ -36,6 +36,11 @@ def test_quick_mode_produces_every_declared_figure_and_table(name: str, tmp_path
 
     report = build(tmp_path)
     assert report.page.exists()
+    # Every claim of the study file gets a verdict, marked indicative in quick mode.
+    assert len(report.scorecard.verdicts) == len(study.claims) > 0
+    assert all(v.indicative for v in report.scorecard.verdicts)
+    assert report.scorecard.measured > 0
+    assert "id='scorecard'" in report.page.read_text(encoding="utf-8")
     for experiment in load_study(tmp_path).experiments:
         name = experiment["name"]
         figures = report.figures[name]
