@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -47,32 +48,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_catalog(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
+    """Prints catalog ``entries`` as JSON, or each as ``name: summary`` and
+    its ``lines(entry)`` as ``key = value    # note``."""
+    if as_json:
+        print(json.dumps([e.__dict__ for e in entries], indent=2))
+        return 0
+    for e in entries:
+        print(f"{e.name}: {e.summary}")
+        for key, value, note in lines(e):
+            print(f"    {key} = {json.dumps(value)}    # {note}")
+    return 0
+
+
 def _cmd_algorithms(args: argparse.Namespace) -> int:
     from tcpeval.catalog import algorithms
 
-    algos = algorithms()
-    if args.json:
-        print(json.dumps([a.__dict__ for a in algos], indent=2))
-        return 0
-    for a in algos:
-        print(f"{a.name}: {a.summary}")
-        for name, default in a.defaults.items():
-            print(f"    {name} = {json.dumps(default)}    # {a.docs.get(name, '')}")
-    return 0
+    return _print_catalog(
+        algorithms(), args.json, lambda a: [(n, d, a.docs.get(n, "")) for n, d in a.defaults.items()]
+    )
 
 
 def _cmd_platforms(args: argparse.Namespace) -> int:
     from tcpeval.catalog import platforms
 
-    presets = platforms()
-    if args.json:
-        print(json.dumps([p.__dict__ for p in presets], indent=2))
-        return 0
-    for p in presets:
-        print(f"{p.name}: {p.summary}")
-        for s in p.settings:
-            print(f"    {s['key']} = {json.dumps(s['value'])}    # {s['source']}")
-    return 0
+    return _print_catalog(
+        platforms(), args.json, lambda p: [(s["key"], s["value"], s["source"]) for s in p.settings]
+    )
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:

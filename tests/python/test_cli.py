@@ -46,6 +46,16 @@ def test_algorithms_lists_parameters() -> None:
     assert any(a["name"] == "reno" for a in data)
 
 
+def test_platforms_list_every_setting_with_its_source() -> None:
+    p = tcpeval("platforms")
+    assert p.returncode == 0, p.stderr
+    assert "ns2:" in p.stdout and 'tcp.lss = "ns2"' in p.stdout
+    data = {d["name"]: d for d in json.loads(tcpeval("platforms", "--json").stdout)}
+    assert list(data) == ["linux", "linux-2.6.13", "linux-2.6.16", "ns2", "ns2-tcp-linux"]
+    assert data["linux"]["settings"] == []
+    assert all(s["source"] for d in data.values() for s in d["settings"])
+
+
 def test_bench_quick_reports_rates() -> None:
     p = tcpeval("bench", "--quick")
     assert p.returncode == 0, p.stderr
@@ -57,7 +67,8 @@ def test_plan_counts_runs_and_simulated_seconds_and_runs_nothing(tmp_path) -> No
     p = tcpeval("reproduce", "linux-variants", "--quick", "--plan", "--out", str(out))
     assert p.returncode == 0, p.stderr
     total = next(line.split() for line in p.stdout.splitlines() if line.startswith("total"))
-    assert total == ["total", "44", "0", "880"]
+    # exp1: 11 variants; exp2: 11 variants x 6 buffers at N = 4; 100 s each.
+    assert total == ["total", "77", "0", "7,700"]
     assert not out.exists()
 
 

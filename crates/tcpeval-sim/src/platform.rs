@@ -159,11 +159,30 @@ const LINUX_26: [Setting; 14] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULE
 const LINUX_2613: [Setting; 15] = concat_settings(LINUX_26, LINUX_2613_ONLY);
 const LINUX_2616: [Setting; 14] = LINUX_26;
 
+/// What every ns-2 agent here shares: its initial window, RTO and receiver.
+const NS2_AGENT: [Setting; 3] = [
+    json(
+        "tcp.initial_cwnd",
+        "2",
+        "ns-2 ns-default.tcl Agent/TCP windowInit_ 2 (Agent/TCP/Linux inherits it)",
+    ),
+    json(
+        "tcp.rto_initial_ms",
+        "3000",
+        "ns-2 ns-default.tcl rtxcur_init_ 3 for Agent/TCP and Agent/TCP/Linux (6 up to ns-2.29)",
+    ),
+    json(
+        "tcp.delayed_ack",
+        "false",
+        "ns-2 Agent/TCPSink/Sack1: one ACK per packet",
+    ),
+];
+
 /// ns-2.32 - 2.35 Agent/TCP/Sack1 with an Agent/TCPSink/Sack1 receiver.
 /// Older releases differ, and a study on one says so in its own tcp table:
 /// the initial RTO was 6 s up to ns-2.29 and the RTO had no ceiling up to
 /// 2.31 (CHANGES.html).
-const NS2: [Setting; 19] = [
+const NS2_OWN: [Setting; 16] = [
     json(
         "tcp.recovery",
         r#""rfc6675""#,
@@ -188,16 +207,6 @@ const NS2: [Setting; 19] = [
         "ns-2 tcp.cc recv_newack_helper: one opencwnd per ACK advancing snd_una",
     ),
     json(
-        "tcp.initial_cwnd",
-        "2",
-        "ns-2 ns-default.tcl Agent/TCP windowInit_ 2",
-    ),
-    json(
-        "tcp.delayed_ack",
-        "false",
-        "ns-2 Agent/TCPSink/Sack1: one ACK per packet",
-    ),
-    json(
         "tcp.rto_mode",
         r#""ns2""#,
         "ns-2 tcp.cc rtt_update/rtt_timeout/rtt_backoff (rfc2988_ true, no timestamps): one \
@@ -212,11 +221,6 @@ const NS2: [Setting; 19] = [
         "tcp.rto_min_ms",
         "200",
         "ns-2 ns-default.tcl Agent/TCP minrto_ 0.2 (since 2004)",
-    ),
-    json(
-        "tcp.rto_initial_ms",
-        "3000",
-        "ns-2 ns-default.tcl Agent/TCP rtxcur_init_ 3.0 (6.0 up to ns-2.29)",
     ),
     json(
         "tcp.rto_max_ms",
@@ -251,7 +255,7 @@ const NS2: [Setting; 19] = [
 
 /// TCP-Linux in ns-2.33 - 2.35 (Agent/TCP/Linux, D. X. Wei): Linux 2.6.22.6
 /// congestion modules behind ns-2's sender, with an Agent/TCPSink/Sack1.
-const NS2_TCP_LINUX: [Setting; 13] = [
+const NS2_TCP_LINUX_OWN: [Setting; 10] = [
     json(
         "tcp.recovery",
         r#""rate_halving""#,
@@ -269,16 +273,6 @@ const NS2_TCP_LINUX: [Setting; 13] = [
         "tcp-linux.cc: one module cong_avoid call per ACK (ABC L = 1 equals it with a per-packet ACK)",
     ),
     json(
-        "tcp.initial_cwnd",
-        "2",
-        "ns-2 Agent/TCP windowInit_ 2, inherited by Agent/TCP/Linux",
-    ),
-    json(
-        "tcp.delayed_ack",
-        "false",
-        "ns-2 Agent/TCPSink/Sack1: one ACK per packet",
-    ),
-    json(
         "tcp.rto_mode",
         r#""ns2_linux""#,
         "tcp-linux.cc LinuxTcpAgent::rtt_update (ns-2's timed segment and scaled integers, \
@@ -290,11 +284,6 @@ const NS2_TCP_LINUX: [Setting; 13] = [
         "tcp-linux.cc: tcp_tick_ = 1/JIFFY_RATIO = 1 ms once a congestion module is loaded",
     ),
     json("tcp.rto_min_ms", "200", "ns-default.tcl Agent/TCP/Linux minrto_ 0.2"),
-    json(
-        "tcp.rto_initial_ms",
-        "3000",
-        "ns-default.tcl Agent/TCP/Linux rtxcur_init_ 3",
-    ),
     json(
         "cubic.beta",
         "0.7998046875",
@@ -311,6 +300,9 @@ const NS2_TCP_LINUX: [Setting; 13] = [
         "TCP-Linux src/tcp_scalable.c (2.6.22.6): TCP_SCALABLE_AI_CNT = 50",
     ),
 ];
+
+const NS2: [Setting; 19] = concat_settings(NS2_AGENT, NS2_OWN);
+const NS2_TCP_LINUX: [Setting; 13] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
 
 const fn concat_settings<const A: usize, const B: usize, const N: usize>(
     a: [Setting; A],

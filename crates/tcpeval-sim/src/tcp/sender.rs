@@ -672,7 +672,17 @@ mod tests {
             ..TcpConfig::default()
         };
         options(&mut cfg);
-        let cc = tcpeval_cc::build("reno", &serde_json::json!({})).unwrap();
+        started("reno", serde_json::json!({}), cfg)
+    }
+
+    /// A started sender of `algorithm` with `params` and options `cfg`,
+    /// and what it sent at time zero.
+    fn started(
+        algorithm: &str,
+        params: serde_json::Value,
+        cfg: TcpConfig,
+    ) -> (Sender, Vec<Packet>) {
+        let cc = tcpeval_cc::build(algorithm, &params).unwrap();
         let mut s = Sender::new(0, cfg, cc, None);
         let mut out = Vec::new();
         s.start(Time::ZERO, &mut out);
@@ -727,12 +737,7 @@ mod tests {
             count_mode: CountMode::PerAck,
             ..TcpConfig::default()
         };
-        let params = serde_json::json!({ "growth": "float" });
-        let cc = tcpeval_cc::build("scalable", &params).unwrap();
-        let mut s = Sender::new(0, cfg, cc, None);
-        let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
-        (s, out)
+        started("scalable", serde_json::json!({ "growth": "float" }), cfg)
     }
 
     #[test]
