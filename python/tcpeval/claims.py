@@ -16,6 +16,11 @@ Checks (``check``):
   strictly decrease (``direction = "descending"``, default) or increase;
 * ``ratio``: ``min <= x(numerator) / x(denominator) <= max``.
 
+A selection in ``order``, ``numerator`` or ``denominator`` may name another
+``experiment`` (``{ experiment = "no-web", algorithm = "bic" }``): the claim
+then compares the same metric across experiments (with and without
+background traffic, say); such a selection is not overlaid on ``where``.
+
 A metric is the mean over every ok run that matches the selection (all
 seeds). A verdict from quick mode is marked indicative: quick runs are
 shorter and fewer than the paper's.
@@ -70,9 +75,25 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _selector(value: Any, at: str, params: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+def _selector(
+    value: Any,
+    at: str,
+    params: Mapping[str, Sequence[Any]],
+    experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]] | None = None,
+    metric: str | None = None,
+) -> dict[str, Any]:
+    """Checks a selection; with ``experiments`` it may name another experiment,
+    which must have ``metric``."""
     if not isinstance(value, dict):
         raise ClaimError(at, "must be a table of sweep parameters and values")
+    if experiments is not None and "experiment" in value:
+        other = value["experiment"]
+        if other not in experiments:
+            raise ClaimError(f"{at}.experiment", f"no experiment '{other}'; experiments: {sorted(experiments)}")
+        params, metrics = experiments[other]
+        if metric not in metrics:
+            raise ClaimError(f"{at}.experiment", f"'{metric}' is not a metric of {other}; metrics: {sorted(metrics)}")
+        value = {k: v for k, v in value.items() if k != "experiment"}
     for param, v in value.items():
         if param not in params:
             raise ClaimError(f"{at}.{param}", f"not a sweep parameter; parameters: {sorted(params)}")
@@ -141,12 +162,12 @@ def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence
             if not isinstance(order, list) or len(order) < 2:
                 raise ClaimError(f"{at}.order", "give at least two selections")
             for j, sel in enumerate(order):
-                _selector(sel, f"{at}.order[{j}]", params)
+                _selector(sel, f"{at}.order[{j}]", params, experiments, c["metric"])
             if c.get("direction", "descending") not in ("descending", "ascending"):
                 raise ClaimError(f"{at}.direction", "allowed: descending, ascending")
         elif check == "ratio":
             for side in ("numerator", "denominator"):
-                _selector(c.get(side), f"{at}.{side}", params)
+                _selector(c.get(side), f"{at}.{side}", params, experiments, c["metric"])
             if "min" not in c and "max" not in c:
                 raise ClaimError(at, "a ratio check needs min, max or both")
         if "min" in c and "max" in c and c["min"] > c["max"]:
@@ -159,6 +180,8 @@ def _mean(runs: Any, metric: str, selection: Mapping[str, Any]) -> float:
     (NaN when none has a value)."""
     from .report.data import canonical, ok_runs, select
 
+    if runs.empty:
+        return math.nan
     frame = select(ok_runs(runs), {k: canonical(v) for k, v in selection.items()})
     values = frame[metric].to_numpy(dtype=float) if metric in frame else np.array([])
     values = values[np.isfinite(values)]
@@ -174,14 +197,24 @@ def _within(x: float, claim: Mapping[str, Any]) -> bool:
     return claim.get("min", -math.inf) <= x <= claim.get("max", math.inf)
 
 
-def verdict(claim: Mapping[str, Any], runs: Any, quick: bool) -> Verdict:
-    """The verdict of ``claim`` on the run frame of its experiment
-    (:func:`tcpeval.report.data.experiment_runs`)."""
+def verdict(claim: Mapping[str, Any], frames: Mapping[str, Any], quick: bool) -> Verdict:
+    """The verdict of ``claim`` on the run frames of the study's experiments
+    (name -> :func:`tcpeval.report.data.experiment_runs`)."""
     where = dict(claim.get("where", {}))
     metric = claim["metric"]
     check = claim["check"]
+    runs = frames.get(claim["experiment"])
+
+    def at(sel: Mapping[str, Any]) -> float:
+        """The metric at a selection: overlaid on ``where``, or in another experiment."""
+        if "experiment" in sel:
+            other = frames.get(sel["experiment"])
+            rest = {k: v for k, v in sel.items() if k != "experiment"}
+            return math.nan if other is None else _mean(other, metric, rest)
+        return math.nan if runs is None else _mean(runs, metric, {**where, **sel})
+
     if check in ("value", "range"):
-        x = _mean(runs, metric, where)
+        x = at({})
         if not math.isfinite(x):
             return Verdict(claim, "n/a", "no run", quick)
         if check == "value":
@@ -193,7 +226,7 @@ def verdict(claim: Mapping[str, Any], runs: Any, quick: bool) -> Verdict:
             ok = _within(x, claim)
         return Verdict(claim, "pass" if ok else "miss", fmt(x), quick)
     if check == "order":
-        xs = [_mean(runs, metric, {**where, **sel}) for sel in claim["order"]]
+        xs = [at(sel) for sel in claim["order"]]
         text = " > ".join(fmt(x) for x in xs)
         if claim.get("direction", "descending") == "ascending":
             text = text.replace(">", "<")
@@ -205,8 +238,8 @@ def verdict(claim: Mapping[str, Any], runs: Any, quick: bool) -> Verdict:
         else:
             ok = all(a < b for a, b in pairs)
         return Verdict(claim, "pass" if ok else "miss", text, quick)
-    num = _mean(runs, metric, {**where, **claim["numerator"]})
-    den = _mean(runs, metric, {**where, **claim["denominator"]})
+    num = at(claim["numerator"])
+    den = at(claim["denominator"])
     if not (math.isfinite(num) and math.isfinite(den)):
         return Verdict(claim, "n/a", f"{fmt(num)} / {fmt(den)}", quick)
     ratio = num / den if den != 0 else (math.inf if num > 0 else math.nan)

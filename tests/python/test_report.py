@@ -324,3 +324,27 @@ def test_scorecard_from_quick_mode_is_marked_indicative(tmp_path):
     card = scorecard(load_study(write_fake_study(tmp_path / "quick", mode="quick")))
     assert all(v.indicative for v in card.verdicts)
     assert card.summary().endswith("(1 not measured in this mode; quick mode: indicative only)")
+
+
+def test_a_claim_can_compare_one_metric_across_two_experiments():
+    from tcpeval.claims import verdict
+
+    def frame(values):
+        return pd.DataFrame(
+            {"status": "ok", "algorithm": [a for a, _ in values], "util": [u for _, u in values]}
+        )
+
+    frames = {"bg": frame([("bic", 0.6), ("bic", 0.8), ("reno", 0.5)]), "quiet": frame([("bic", 0.95)])}
+    claim = {
+        "id": "bg-lowers-bic",
+        "experiment": "bg",
+        "metric": "util",
+        "check": "ratio",
+        "numerator": {"algorithm": "bic"},
+        "denominator": {"experiment": "quiet", "algorithm": "bic"},
+        "max": 0.8,
+    }
+    v = verdict(claim, frames, quick=False)
+    assert (v.verdict, v.measured) == ("pass", "0.7 / 0.95 = 0.7368")
+    claim["denominator"] = {"experiment": "missing", "algorithm": "bic"}
+    assert verdict(claim, frames, quick=False).verdict == "n/a"

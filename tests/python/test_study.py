@@ -357,3 +357,23 @@ def test_claims_are_checked_against_the_experiments(edit, field, message) -> Non
         parse_study(TINY + CLAIM.replace(*edit))
     assert e.value.field == field
     assert message in e.value.message
+
+
+def test_a_claim_selection_may_name_another_experiment_with_the_metric() -> None:
+    two = TINY + TINY[TINY.index("[[experiment]]") :].replace('name = "grid"', 'name = "grid2"', 1)
+    ratio = """
+[[claim]]
+id = "x"
+source = "Fig. 1"
+text = "grid beats grid2"
+experiment = "grid"
+metric = "goodput"
+check = "ratio"
+numerator = { algorithm = "bic" }
+denominator = { experiment = "grid2", algorithm = "bic" }
+min = 1.0
+"""
+    parse_study(two + ratio)
+    with pytest.raises(StudyError) as e:
+        parse_study(two + ratio.replace('experiment = "grid2"', 'experiment = "grid3"'))
+    assert e.value.field == "claim[0].denominator.experiment"

@@ -55,11 +55,7 @@ def scorecard(study: StudyResults) -> Scorecard:
     quick = study.mode == "quick"
     out = []
     for claim in study.spec.get("claim", []):
-        runs = study.runs.get(claim["experiment"])
-        if runs is None or runs.empty:
-            out.append(Verdict(claim, "n/a", "no run", quick))
-        else:
-            out.append(verdict(claim, runs, quick))
+        out.append(verdict(claim, study.runs, quick))
     return Scorecard(out, quick)
 
 
