@@ -1,14 +1,19 @@
-"""Named study metrics on a real run, against direct computations."""
+"""Named study metrics on a real run, against direct computations, and on small made-up runs
+whose values are worked out by hand."""
 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
+from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import tcpeval
 from conftest import small_dumbbell
-from tcpeval.metrics.named import compute
+from tcpeval.metrics.named import METRICS, compute
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +55,119 @@ def test_first_loss_and_errors(run) -> None:
         compute(run, "jain", {"flows": ["zz"]})
     with pytest.raises(ValueError, match="unknown metric function"):
         compute(run, "nope", {})
+
+
+def test_drop_prob_over_a_window_on_a_real_run(run) -> None:
+    link = run.links[run.links["name"] == "R1->R2"].iloc[0]
+    assert link["random_drops"] > 0  # the 0.2% random loss: arrivals exceed drops + departures
+    assert compute(run, "drop_prob", {}) == pytest.approx(link["drops"] / link["arrivals"])
+    # Only 1500-byte data packets cross R1->R2, so departed bytes count its packets exactly.
+    whole = compute(run, "drop_prob", {"window": [0, 20]})
+    assert whole == pytest.approx(link["drops"] / (link["drops"] + link["departures"]))
+
+
+def fake_run(sim_time_s: float, queue: dict[str, Any] | None = None, flow_series: Any = None) -> Any:
+    """A run object with the tables the named metrics read: two flows a, b and the link R1->R2
+    (arrivals 50, buffer drops 5, 40 departures of 1000 bytes), with ``queue`` as its series."""
+    flows = pd.DataFrame({"flow": [0, 1], "name": ["a", "b"], "sent": [200, 100], "data_dropped": [3, 0]})
+    links = pd.DataFrame(
+        {
+            "link": [0],
+            "name": ["R1->R2"],
+            "buffer": [10],
+            "arrivals": [50],
+            "drops": [5],
+            "departures": [40],
+            "bytes_departed": [40_000],
+        }
+    )
+    queue_series = pd.DataFrame({"link": 0, **(queue or {})})
+    return SimpleNamespace(
+        sim_time_s=sim_time_s, flows=flows, links=links, queue_series=queue_series, flow_series=flow_series
+    )
+
+
+@pytest.fixture
+def counters_run() -> Any:
+    queue = {
+        "time": [0.0, 1.0, 2.0, 3.0, 4.0],
+        "qlen": [0, 4, 2, 6, 0],
+        "departed_bytes": [0, 10_000, 20_000, 30_000, 40_000],
+        "drops": [0, 0, 2, 5, 5],
+    }
+    flow_series = pd.DataFrame(
+        {
+            "time": [0.0, 1.0, 2.0] * 2,
+            "flow": [0, 0, 0, 1, 1, 1],
+            "cwnd": [10.0, 30.0, 20.0, 5.0, 40.0, 8.0],
+            "srtt": [np.nan, 0.1, 0.3, 0.2, 0.4, 0.6],
+        }
+    )
+    return fake_run(4.0, queue, flow_series)
+
+
+def test_new_metrics_are_registered() -> None:
+    for name in ("queue_cov", "cwnd_max", "queue_peak_hz", "rtt_jain", "loss_pct"):
+        assert name in METRICS
+
+
+def test_drop_prob_by_hand(counters_run) -> None:
+    # Whole run: 5 drops / 50 arrivals.
+    assert compute(counters_run, "drop_prob", {}) == pytest.approx(0.1)
+    # [1, 3]: 5 - 0 drops, 20000 bytes / 1000 bytes per packet = 20 departures: 5 / 25.
+    assert compute(counters_run, "drop_prob", {"window": [1, 3]}) == pytest.approx(0.2)
+    # [0.5, 1.5]: drops 0 -> 1 (interpolated), 10 departures: 1 / 11.
+    assert compute(counters_run, "drop_prob", {"window": [0.5, 1.5]}) == pytest.approx(1 / 11)
+    assert compute(counters_run, "drop_prob", {"window": [0, 1]}) == 0.0
+
+
+def test_queue_cov_by_hand(counters_run) -> None:
+    # Samples at t = 0, 1, 2, 3 (t = 4 is the window's open end): 0, 4, 2, 6, mean 3,
+    # deviations -3, 1, -1, 3, variance 20 / 4 = 5.
+    assert compute(counters_run, "queue_cov", {}) == pytest.approx(math.sqrt(5) / 3)
+    # [1, 3): 4, 2: mean 3, std 1.
+    assert compute(counters_run, "queue_cov", {"window": [1, 3]}) == pytest.approx(1 / 3)
+    # [0, 1): one empty-queue sample, mean 0.
+    assert math.isnan(compute(counters_run, "queue_cov", {"window": [0, 1]}))
+
+
+def test_cwnd_max_by_hand(counters_run) -> None:
+    assert compute(counters_run, "cwnd_max", {}) == 40.0
+    assert compute(counters_run, "cwnd_max", {"agg": "mean"}) == pytest.approx((30 + 40) / 2)
+    assert compute(counters_run, "cwnd_max", {"flows": ["a"]}) == 30.0
+    assert compute(counters_run, "cwnd_max", {"window": [2, 3]}) == 20.0
+
+
+def test_rtt_jain_by_hand(counters_run) -> None:
+    # Samples in [0, 3): mean srtt a = (0.1 + 0.3) / 2 = 0.2 (its NaN before the first RTT
+    # skipped, not counted as 0), b = (0.2 + 0.4 + 0.6) / 3 = 0.4:
+    # (0.2 + 0.4)^2 / (2 (0.04 + 0.16)) = 0.36 / 0.4.
+    assert compute(counters_run, "rtt_jain", {}) == pytest.approx(0.9)
+    # [1, 2): 0.1 and 0.4: 0.25 / (2 (0.01 + 0.16)) = 0.25 / 0.34.
+    assert compute(counters_run, "rtt_jain", {"window": [1, 2]}) == pytest.approx(25 / 34)
+    assert compute(counters_run, "rtt_jain", {"flows": ["b"]}) == pytest.approx(1.0)
+    # [0, 1): a has no RTT sample yet.
+    assert math.isnan(compute(counters_run, "rtt_jain", {"window": [0, 1]}))
+
+
+def test_loss_pct_by_hand(counters_run) -> None:
+    # 3 dropped of 200 + 100 sent = 1 %.
+    assert compute(counters_run, "loss_pct", {}) == pytest.approx(1.0)
+    ratio = compute(counters_run, "loss_ratio", {})
+    assert compute(counters_run, "loss_pct", {}) == pytest.approx(100 * ratio)
+    assert compute(counters_run, "loss_pct", {"flows": ["b"]}) == 0.0
+
+
+def test_queue_peak_hz_finds_the_queue_oscillation() -> None:
+    # 10 s at 10 Hz; the window [0, 10) holds 100 samples, so the bins are 0.1 Hz apart.
+    t = np.arange(101) / 10
+    wave = 20 + 10 * np.sin(2 * np.pi * 0.5 * t) + 3 * np.sin(2 * np.pi * 2.0 * t)
+    queue = {"time": t, "qlen": wave, "departed_bytes": 0, "drops": 0}
+    flow_series = pd.DataFrame({"time": t, "flow": 0, "cwnd": wave, "srtt": 0.1})
+    run = fake_run(10.0, queue, flow_series)
+    assert compute(run, "queue_peak_hz", {}) == pytest.approx(0.5)
+    assert compute(run, "cwnd_peak_hz", {"flows": ["a"]}) == pytest.approx(0.5)
+    # [0, 4): 0.25 Hz bins; 0.5 Hz is bin 2, the first one not skipped.
+    assert compute(run, "queue_peak_hz", {"window": [0, 4]}) == pytest.approx(0.5)
+    # [8, 10): 0.5 Hz bins; the 0.5 Hz wave fits once (skipped), the 2 Hz one remains.
+    assert compute(run, "queue_peak_hz", {"window": [8, 10]}) == pytest.approx(2.0)

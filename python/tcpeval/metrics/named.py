@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._series import cumulative_at
 from .convergence import convergence_time
 from .fairness import jain_index
 from .queue import queue_stats
@@ -110,6 +111,11 @@ def loss_ratio(r: Any, flows: Sequence[str] | None = None) -> float:
     return float(f["data_dropped"].sum() / sent) if sent else float("nan")
 
 
+def loss_pct(r: Any, flows: Sequence[str] | None = None) -> float:
+    """:func:`loss_ratio` in percent: 100 x data packets dropped / data packets sent."""
+    return 100.0 * loss_ratio(r, flows)
+
+
 def _counter_in_window(r: Any, flow: int, column: str, lo: float, hi: float) -> float:
     """Increase of a cumulative flow counter over [lo, hi] (0 before the flow's first sample)."""
     s = r.flow_series[r.flow_series["flow"] == flow]
@@ -143,10 +149,42 @@ def timeouts(r: Any, flows: Sequence[str] | None = None, agg: str = "sum", windo
     return _agg([_counter_in_window(r, i, "timeouts", lo, hi) for i in ids], agg)
 
 
-def drop_prob(r: Any, link: str = "R1->R2") -> float:
-    """Buffer drops / arrivals at ``link`` over the run."""
+def _link_counter_in_window(s: pd.DataFrame, column: str, lo: float, hi: float) -> float:
+    """Increase of a cumulative queue-series counter over [lo, hi] (linear interpolation, clamped)."""
+    at_lo, at_hi = cumulative_at(s["time"].to_numpy(dtype=float), s[column].to_numpy(dtype=float), [lo, hi])
+    return float(at_hi - at_lo)
+
+
+def _departed_packets_in_window(r: Any, link: str, lo: float, hi: float) -> float:
+    """Packets that left ``link`` over [lo, hi]: departed bytes / the run's mean departed packet size.
+
+    The queue series counts bytes, not packets; the mean size (``bytes_departed / departures``
+    of the whole run) makes the count exact when every packet on the link has the same size.
+    """
     row = _link_row(r, link)
-    return float(row["drops"] / row["arrivals"]) if row["arrivals"] else float("nan")
+    if not row["departures"]:
+        return 0.0
+    mean_bytes = float(row["bytes_departed"]) / float(row["departures"])
+    return _link_counter_in_window(_link_series(r, link), "departed_bytes", lo, hi) / mean_bytes
+
+
+def drop_prob(r: Any, link: str = "R1->R2", window: Any = None) -> float:
+    """Buffer drops / arrivals at ``link``; over a window, drops / (drops + departed packets).
+
+    Without ``window``: the run's buffer drops / arrivals (the link's counters). With
+    ``window = [t0, t1]`` (s): the queue series has no arrival counter, so the value is
+    drops / (drops + departed packets) over the window, both read from the cumulative series
+    (departed packets as in :func:`_departed_packets_in_window`). Random (non-buffer) losses
+    are not in that denominator, and departures differ from arrivals by the queue's change over
+    the window. NaN when it is 0.
+    """
+    if window is None:
+        row = _link_row(r, link)
+        return float(row["drops"] / row["arrivals"]) if row["arrivals"] else float("nan")
+    lo, hi = _window(r, window)
+    drops = _link_counter_in_window(_link_series(r, link), "drops", lo, hi)
+    offered = drops + _departed_packets_in_window(r, link, lo, hi)
+    return drops / offered if offered else float("nan")
 
 
 def _queue(r: Any, link: str, window: Any) -> Any:
@@ -166,6 +204,18 @@ def queue_mean_norm(r: Any, link: str = "R1->R2", window: Any = None) -> float:
 def queue_std_norm(r: Any, link: str = "R1->R2", window: Any = None) -> float:
     """Standard deviation of queue length / buffer on ``link`` over the window."""
     return float(_queue(r, link, window).std)
+
+
+def queue_cov(r: Any, link: str = "R1->R2", window: Any = None) -> float:
+    """Coefficient of variation of ``link``'s queue length: std / mean of its samples in [t0, t1).
+
+    Population standard deviation (ddof 0) over the mean of the qlen samples (packets) in the
+    window, dimensionless; NaN if the mean is 0 or the window holds no sample.
+    """
+    lo, hi = _window(r, window)
+    s = _link_series(r, link)
+    stats = queue_stats(s["qlen"].to_numpy(dtype=float), s["time"], lo, hi)
+    return float(stats.std / stats.mean) if stats.mean > 0 else float("nan")
 
 
 def jain(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
@@ -233,13 +283,60 @@ def reno_mode(
     return _agg(vals, "mean")
 
 
+def _peak_hz(time: Any, x: Any, lo: float, hi: float) -> float:
+    """Strongest periodogram peak (Hz) of a sampled series over [lo, hi), skipping the DC and 1/T bins."""
+    f, p = periodogram_psd(np.asarray(time, dtype=float), np.asarray(x, dtype=float), t_start=lo, t_end=hi)
+    peaks, _ = dominant_frequencies(f, p, count=1)
+    return float(peaks[0]) if len(peaks) else float("nan")
+
+
 def cwnd_peak_hz(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
     """Dominant frequency (Hz) of the first selected flow's cwnd series (periodogram)."""
     lo, hi = _window(r, window)
     s = r.flow_series[r.flow_series["flow"] == _flow_ids(r, flows)[0]]
-    f, p = periodogram_psd(s["time"].to_numpy(), s["cwnd"].to_numpy(), t_start=lo, t_end=hi)
-    peaks, _ = dominant_frequencies(f, p, count=1)
-    return float(peaks[0]) if len(peaks) else float("nan")
+    return _peak_hz(s["time"], s["cwnd"], lo, hi)
+
+
+def queue_peak_hz(r: Any, link: str = "R1->R2", window: Any = None) -> float:
+    """Dominant frequency (Hz) of ``link``'s queue-length series (periodogram, as :func:`cwnd_peak_hz`)."""
+    lo, hi = _window(r, window)
+    s = _link_series(r, link)
+    return _peak_hz(s["time"], s["qlen"], lo, hi)
+
+
+def _flow_samples(r: Any, flow: int, column: str, lo: float, hi: float) -> np.ndarray:
+    """The flow's non-NaN samples of a flow_series ``column`` taken in [lo, hi)."""
+    s = r.flow_series[r.flow_series["flow"] == flow]
+    t = s["time"].to_numpy(dtype=float)
+    v = s[column].to_numpy(dtype=float)[(t >= lo) & (t < hi)]
+    return v[~np.isnan(v)]
+
+
+def cwnd_max(r: Any, flows: Sequence[str] | None = None, agg: str = "max", window: Any = None) -> float:
+    """Largest cwnd sample (packets) of each selected flow in [t0, t1), aggregated by ``agg``.
+
+    Flows without a cwnd sample in the window are left out; NaN if no flow has one.
+    """
+    lo, hi = _window(r, window)
+    samples = [_flow_samples(r, f, "cwnd", lo, hi) for f in _flow_ids(r, flows)]
+    return _agg([float(v.max()) for v in samples if v.size], agg)
+
+
+def rtt_jain(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
+    """Jain's index of the selected flows' mean smoothed RTTs (flow_series ``srtt``, s) in [t0, t1).
+
+    Each flow's mean is over its srtt samples in the window (NaN samples, before the first RTT
+    measurement, left out); NaN if a selected flow has no sample. The "RTT-fair" column of
+    Table 3 of the ``linux-variants`` study (Alrshah & Othman).
+    """
+    lo, hi = _window(r, window)
+    means = []
+    for f in _flow_ids(r, flows):
+        v = _flow_samples(r, f, "srtt", lo, hi)
+        if not v.size:
+            return float("nan")
+        means.append(float(v.mean()))
+    return float(jain_index(means))
 
 
 #: The metric functions a study file can name in ``fn``.
@@ -247,11 +344,13 @@ METRICS: dict[str, MetricFn] = {
     "goodput_mbps": goodput_mbps,
     "utilization": link_utilization,
     "loss_ratio": loss_ratio,
+    "loss_pct": loss_pct,
     "retx_prob": retx_prob,
     "timeouts": timeouts,
     "drop_prob": drop_prob,
     "queue_mean_norm": queue_mean_norm,
     "queue_std_norm": queue_std_norm,
+    "queue_cov": queue_cov,
     "jain": jain,
     "jain_groups": jain_groups,
     "ratio": ratio,
@@ -260,6 +359,9 @@ METRICS: dict[str, MetricFn] = {
     "first_loss_s": first_loss_s,
     "reno_mode": reno_mode,
     "cwnd_peak_hz": cwnd_peak_hz,
+    "queue_peak_hz": queue_peak_hz,
+    "cwnd_max": cwnd_max,
+    "rtt_jain": rtt_jain,
 }
 
 
