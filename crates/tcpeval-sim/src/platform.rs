@@ -185,8 +185,9 @@ const NS2_AGENT: [Setting; 3] = [
 const NS2_OWN: [Setting; 16] = [
     json(
         "tcp.recovery",
-        r#""rfc6675""#,
-        "ns-2 tcp-sack1.cc: cwnd = ssthresh = win/2 on entry, send while pipe < cwnd, no rate halving",
+        r#""ns2_sack1""#,
+        "ns-2 tcp-sack1.cc: cwnd = ssthresh = win/2 on entry, send while pipe_ < cwnd, pipe_ \
+         counted from ACKs (out - numdupacks at entry, -1 per ACK, -2 per partial ACK, +1 per send)",
     ),
     json(
         "tcp.loss_marking",
@@ -498,7 +499,7 @@ mod tests {
             .unwrap();
         let expected = TcpConfig {
             packet_size: 1000,
-            recovery: RecoveryMode::Rfc6675,
+            recovery: RecoveryMode::Ns2Sack1,
             loss_marking: LossMarking::Fack,
             undo: false,
             lost_retransmit: false,

@@ -27,6 +27,12 @@ pub enum RecoveryMode {
     /// ACK that delivers data, cwnd -= 1 while above ssthresh / 2, and never
     /// above in_flight + 1; on exit cwnd = min(cwnd, ssthresh).
     RateHalving,
+    /// ns-2 Agent/TCP/Sack1 (tcp-sack1.cc): cwnd = ssthresh at entry and
+    /// send while `pipe < cwnd`, where `pipe` is a counter, not the
+    /// scoreboard's estimate: packets out minus `dupthresh` at entry, one
+    /// less per ACK (two per partial ACK), one more per packet sent. An ACK
+    /// lost on the way leaves it too high.
+    Ns2Sack1,
 }
 
 /// Which outstanding packets SACK information marks lost (spec 1.8).

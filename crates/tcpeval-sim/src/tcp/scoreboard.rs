@@ -287,9 +287,11 @@ impl Scoreboard {
 
     /// SACKs the block `[start, end)`. Blocks grow at their edges between
     /// ACKs, so this walks inwards from both ends and stops at the first
-    /// packet already SACKed: O(newly SACKed) per block. (A packet inside a
-    /// block, never reported at an edge nor as an ACK's trigger, stays
-    /// un-SACKed until the cumulative ACK covers it.)
+    /// packet already SACKed: O(newly SACKed) per block. The sender hands
+    /// an ACK's blocks over before its trigger, so a block grown by several
+    /// packets (an earlier ACK was lost) is walked in full. (A packet inside
+    /// a block, never reported at an edge, stays un-SACKed until the
+    /// cumulative ACK covers it.)
     pub fn sack_block(&mut self, start: u64, end: u64, out: &mut Delivered) {
         let start = start.max(self.una);
         let end = end.min(self.nxt());

@@ -75,6 +75,8 @@ pub struct Sender {
     recover_fs: u64,
     /// Rate halving: delivering ACKs since the last cwnd decrement (0 or 1).
     halving_cnt: u32,
+    /// ns-2 Sack1's `pipe_` counter during recovery (`RecoveryMode::Ns2Sack1`).
+    ns2_pipe: i64,
     /// `rto_mode = ns2`: the one timed segment (ns-2 rtt_seq_, rtt_ts_)
     /// while ns-2's rtt_active_ is set.
     timed: Option<(u64, Time)>,
@@ -131,6 +133,7 @@ impl Sender {
             prr_out: 0,
             recover_fs: 0,
             halving_cnt: 0,
+            ns2_pipe: 0,
             lss_in_ca: true,
             timed: None,
             undo: UndoState::default(),
@@ -226,6 +229,21 @@ impl Sender {
         w
     }
 
+    /// ns-2 Sack1's counter stands for the packets in flight (in its recovery).
+    fn ns2_pipe_counts(&self) -> bool {
+        self.cfg.recovery == RecoveryMode::Ns2Sack1 && self.tcb.ca_state == CaState::Recovery
+    }
+
+    /// Packets in flight as the send rule sees them: the scoreboard's
+    /// estimate, or ns-2 Sack1's counter during its recovery.
+    fn pipe(&self) -> u32 {
+        if self.ns2_pipe_counts() {
+            self.ns2_pipe.max(0) as u32
+        } else {
+            self.sb.in_flight()
+        }
+    }
+
     /// Sends retransmissions and new data while the window allows.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
         if !self.is_active() {
@@ -233,13 +251,15 @@ impl Sender {
         }
         self.tcb.now = now;
         let window = self.window();
+        let counted = self.ns2_pipe_counts();
         loop {
-            if self.sb.in_flight() >= window {
+            if self.pipe() >= window {
                 self.cwnd_limited = true;
                 break;
             }
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
+                self.ns2_pipe += i64::from(counted); // send_much: pipe_++ per packet
                 continue;
             }
             let nxt = self.sb.nxt();
@@ -252,6 +272,7 @@ impl Sender {
                     self.timed = Some((seq, now));
                 }
                 self.emit(seq, out);
+                self.ns2_pipe += i64::from(counted);
                 continue;
             }
             self.cwnd_limited = false;
@@ -277,10 +298,14 @@ impl Sender {
             self.sb.ack_to(ack.cum, &mut d);
         }
         if self.cfg.sack {
-            self.sb.sack_one(ack.trigger, &mut d);
+            // Blocks first: a block's walk inwards from its top edge stops at
+            // the first packet already SACKed, so SACKing the trigger (the
+            // top edge of the first block) first would hide what a lost
+            // earlier ACK reported below it.
             for b in ack.sack {
                 self.sb.sack_block(b.start, b.end, &mut d);
             }
+            self.sb.sack_one(ack.trigger, &mut d);
         }
         let cum_advanced = self.sb.una() > una0;
         self.tcb.delivered += u64::from(d.packets);
@@ -324,7 +349,7 @@ impl Sender {
             }
         }
         if self.cfg.sack {
-            self.sack_state_machine(now, d.packets, ack.tsecr, out);
+            self.sack_state_machine(now, d.packets, cum_advanced, ack.tsecr, out);
         } else {
             self.newreno_state_machine(now, una0, d.packets, ack.tsecr, out);
         }
@@ -416,6 +441,8 @@ impl Sender {
         self.prr_out = 0;
         self.recover_fs = u64::from(self.sb.packets_out()).max(1);
         self.halving_cnt = 0;
+        // ns-2 Sack1 dupack_action: dupthresh packets have left the network.
+        self.ns2_pipe = i64::from(self.sb.packets_out()) - i64::from(self.cfg.dupthresh);
         self.lss_in_ca = false;
         if self.cfg.rto_mode.is_ns2() {
             // ns-2 Sack1 dupack_action: reset_rtx_timer(1, 0).
@@ -470,12 +497,19 @@ impl Sender {
     fn recovery_cwnd(&mut self, newly: u32) -> f64 {
         match self.cfg.recovery {
             RecoveryMode::Prr => self.prr_cwnd(newly),
-            RecoveryMode::Rfc6675 => self.tcb.cwnd,
+            RecoveryMode::Rfc6675 | RecoveryMode::Ns2Sack1 => self.tcb.cwnd,
             RecoveryMode::RateHalving => self.rate_halving_cwnd(newly),
         }
     }
 
-    fn sack_state_machine(&mut self, now: Time, newly: u32, tsecr: u32, out: &mut Vec<Packet>) {
+    fn sack_state_machine(
+        &mut self,
+        now: Time,
+        newly: u32,
+        cum_advanced: bool,
+        tsecr: u32,
+        out: &mut Vec<Packet>,
+    ) {
         self.sb.mark_lost_by_sack();
         if self.cfg.lost_retransmit {
             self.sb.mark_lost_retransmits();
@@ -489,10 +523,17 @@ impl Sender {
                 } else if self.sb.una() >= self.recover {
                     let cwnd = match self.cfg.recovery {
                         RecoveryMode::RateHalving => self.tcb.cwnd.min(self.tcb.ssthresh),
-                        RecoveryMode::Prr | RecoveryMode::Rfc6675 => self.tcb.ssthresh,
+                        RecoveryMode::Prr | RecoveryMode::Rfc6675 | RecoveryMode::Ns2Sack1 => {
+                            self.tcb.ssthresh
+                        }
                     };
                     self.exit_recovery(cwnd);
                 } else {
+                    if self.cfg.recovery == RecoveryMode::Ns2Sack1 {
+                        // tcp-sack1.cc recv in fast recovery: --pipe_ per
+                        // ACK, and once more for a partial ACK.
+                        self.ns2_pipe -= if cum_advanced { 2 } else { 1 };
+                    }
                     self.tcb.cwnd = self.recovery_cwnd(newly);
                 }
             }
@@ -510,7 +551,10 @@ impl Sender {
                 }
                 if self.sb.lost_out > 0 {
                     self.enter_recovery();
-                    if self.cfg.recovery == RecoveryMode::Rfc6675 {
+                    if matches!(
+                        self.cfg.recovery,
+                        RecoveryMode::Rfc6675 | RecoveryMode::Ns2Sack1
+                    ) {
                         self.tcb.cwnd = self.tcb.ssthresh;
                     }
                     self.tcb.cwnd = self.recovery_cwnd(newly);
@@ -797,6 +841,47 @@ mod tests {
         assert!((ns2[2] - 151.0).abs() < 1e-12, "{ns2:?}");
         let (_, rfc) = run(LssMode::Rfc3742);
         assert_eq!(rfc, vec![150.0, 150.0, 151.0]);
+    }
+
+    #[test]
+    fn a_sack_block_grown_by_a_lost_ack_is_read_in_full() {
+        // The ACK for packet 5 is lost; the next one (trigger 6, block
+        // 1..=6) reports 5 and 6. Reading its trigger first used to stop the
+        // block's walk at 6 and leave 5 un-SACKed, later "lost" and resent.
+        let (mut s, mut out) = reno_at_20(|_| {});
+        for k in [1, 2, 3, 4, 6] {
+            sack_up_to(&mut s, k, &mut out);
+        }
+        assert_eq!(s.sb.sacked_out, 6);
+    }
+
+    #[test]
+    fn ns2_sack1_counts_acks_so_a_lost_ack_delays_sending() {
+        // Packet 0 of 0..20 is lost; the first two SACKs let 20 and 21 out,
+        // the third starts recovery with cwnd = ssthresh = 10 and 22 packets
+        // out. ns-2's pipe_ = 22 - 3 = 19 at entry, one less per ACK: ten
+        // more ACKs bring it to 9 and let a new packet out. The ACK for
+        // packet 5 is lost: the scoreboard learns of packet 5 from the next
+        // SACK (in flight 22 - 13 = 9 at packet 13), ns-2's counter does not
+        // (19 - 10 = 9 only at the tenth ACK, packet 14).
+        let first_new = |recovery| {
+            let (mut s, mut out) = reno_at_20(|c| c.recovery = recovery);
+            out.clear();
+            for k in 1..=3 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            assert_eq!(s.tcb.ca_state, CaState::Recovery);
+            assert_eq!(seqs(&mut out), vec![20, 21, 0]);
+            for k in [4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] {
+                sack_up_to(&mut s, k, &mut out);
+                if seqs(&mut out).iter().any(|&q| q >= 22) {
+                    return k;
+                }
+            }
+            0
+        };
+        assert_eq!(first_new(RecoveryMode::Rfc6675), 13);
+        assert_eq!(first_new(RecoveryMode::Ns2Sack1), 14);
     }
 
     #[test]
