@@ -52,13 +52,12 @@
 //! through `beta`, `max_increment`, `s_min` and `b`; ns-3's smooth_part 5
 //! corresponds to `s_min` ~ 0.7.
 
-use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
+use crate::common::{
+    additive_increase, additive_increase_26, floor_product, slow_start_then, AckRatio, GrowthMode,
+};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
-
-/// Fixed-point shift of the packets-per-ACK estimate (Linux `ACK_RATIO_SHIFT`).
-const ACK_RATIO_SHIFT: u32 = 4;
 
 /// BIC's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,6 +83,9 @@ pub struct BicParams {
     pub no_loss_max_cnt: u32,
     /// cnt is kept while cwnd is unchanged for up to this long, seconds (HZ/32).
     pub update_interval_s: f64,
+    /// The 2.6-era counter (`additive_increase_26`): +1 packet per cnt + 1
+    /// ACKs (Linux before 3.19; off).
+    pub growth_26: bool,
 }
 
 impl Default for BicParams {
@@ -99,6 +101,7 @@ impl Default for BicParams {
             initial_ssthresh: 0.0,
             no_loss_max_cnt: 20,
             update_interval_s: 1.0 / 32.0,
+            growth_26: false,
         }
     }
 }
@@ -154,6 +157,10 @@ impl ParamSet for BicParams {
             name: "update_interval_s",
             doc: "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)",
         },
+        ParamDoc {
+            name: "growth_26",
+            doc: "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)",
+        },
     ];
     fn validate(&self) -> Result<(), ParamError> {
         check_range_open_low("beta", self.beta, 0.0, 1.0)?;
@@ -181,8 +188,8 @@ pub struct Bic {
     last_cwnd: u32,
     /// When `cnt` was last computed.
     last_time: Time,
-    /// Packets per ACK, ×16 (EWMA, gain 1/16).
-    delayed_ack: u32,
+    /// Packets per ACK (Linux `delayed_ack`).
+    delayed_ack: AckRatio,
 }
 
 impl NamedAlgorithm for Bic {
@@ -198,7 +205,7 @@ impl NamedAlgorithm for Bic {
             last_max_cwnd: 0,
             last_cwnd: 0,
             last_time: Time::ZERO,
-            delayed_ack: 2 << ACK_RATIO_SHIFT,
+            delayed_ack: AckRatio::new(),
         }
     }
 }
@@ -244,7 +251,7 @@ impl Bic {
             cnt = cnt.min(p.no_loss_max_cnt);
         }
         if p.ackratio_comp {
-            cnt = ((u64::from(cnt) << ACK_RATIO_SHIFT) / u64::from(self.delayed_ack.max(1))) as u32;
+            cnt = self.delayed_ack.compensate(cnt);
         }
         self.cnt = cnt.max(1);
     }
@@ -285,13 +292,16 @@ impl CongestionControl for Bic {
             return;
         }
         self.update(tcb.cwnd_pkts(), tcb.now);
-        additive_increase(tcb, GrowthMode::Linux, f64::from(self.cnt), acked);
+        if self.params.growth_26 {
+            additive_increase_26(tcb, f64::from(self.cnt), acked);
+        } else {
+            additive_increase(tcb, GrowthMode::Linux, f64::from(self.cnt), acked);
+        }
     }
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
         if tcb.ca_state == CaState::Open {
-            self.delayed_ack = (self.delayed_ack + sample.acked)
-                .saturating_sub(self.delayed_ack >> ACK_RATIO_SHIFT);
+            self.delayed_ack.sample(sample.acked);
         }
     }
 
@@ -473,7 +483,7 @@ mod tests {
         let mut h = harness(Bic::new(BicParams::default()), 1000.0);
         h.fast_loss();
         h.round();
-        assert_eq!(h.cc.delayed_ack, 31);
+        assert_eq!(h.cc.delayed_ack.scaled(), 31);
         assert_eq!(h.tcb.cwnd, 831.0);
         // 2.6-era setting: per-ACK counting with an ACK every 2 packets keeps
         // the estimate at 32 (2 packets/ACK), cnt = 25 per ACK, 400 ACKs per
@@ -483,7 +493,7 @@ mod tests {
             .with_per_ack_counting();
         h.fast_loss();
         h.round();
-        assert_eq!(h.cc.delayed_ack, 32);
+        assert_eq!(h.cc.delayed_ack.scaled(), 32);
         assert_eq!(h.tcb.cwnd, 816.0);
         // Per-packet counting with delayed ACKs: double compensation, +32.
         let mut h = harness(Bic::new(BicParams::default()), 1000.0).with_delayed_ack(2);

@@ -105,6 +105,67 @@ pub fn additive_increase(tcb: &mut Tcb, mode: GrowthMode, w: f64, acked: u32) {
     tcb.cwnd = tcb.cwnd.min(tcb.cwnd_clamp);
 }
 
+/// The 2.6-era form of [`additive_increase`] on the integer window (Linux
+/// `bictcp_cong_avoid` of 2.6.13-2.6.25 and TCP-Linux's 2.6.22 modules):
+/// per ACK, `if cwnd_cnt >= w { cwnd += 1; cwnd_cnt = 0 } else { cwnd_cnt += 1 }`.
+/// The ACK that adds a packet is not counted, so growth is +1 packet per
+/// `w + 1` ACKs (the modern form, since the stretch-ACK rework of 3.19, is
+/// +1 per `w`). `acked` counts the ACK `acked` times (1 with per-ACK
+/// counting, as those kernels had).
+pub fn additive_increase_26(tcb: &mut Tcb, w: f64, acked: u32) {
+    let w = (w.max(1.0)) as u32;
+    for _ in 0..acked {
+        if tcb.cwnd_cnt >= w {
+            if tcb.cwnd < tcb.cwnd_clamp {
+                tcb.cwnd += 1.0;
+            }
+            tcb.cwnd_cnt = 0;
+        } else {
+            tcb.cwnd_cnt += 1;
+        }
+    }
+}
+
+/// Linux's packets-per-ACK estimate of BIC and of CUBIC up to 2.6.25
+/// (`delayed_ack`, fixed point ×16 = `1 << ACK_RATIO_SHIFT`): an EWMA with
+/// gain 1/16 in the kernel's integer form, `delayed_ack += acked -
+/// delayed_ack / 16`, fed in the Open state only, starting at 2 packets per
+/// ACK. [`AckRatio::compensate`] divides an ACK count by it so that per-ACK
+/// counting with delayed ACKs grows at the per-packet rate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckRatio(u32);
+
+impl AckRatio {
+    /// Fixed-point shift (Linux `ACK_RATIO_SHIFT`).
+    pub const SHIFT: u32 = 4;
+
+    /// Two packets per ACK (Linux `bictcp_reset`).
+    pub fn new() -> Self {
+        AckRatio(2 << Self::SHIFT)
+    }
+
+    /// The estimate, packets per ACK ×16.
+    pub fn scaled(self) -> u32 {
+        self.0
+    }
+
+    /// One ACK that acked `acked` packets (call in the Open state only).
+    pub fn sample(&mut self, acked: u32) {
+        self.0 = (self.0 + acked).saturating_sub(self.0 >> Self::SHIFT);
+    }
+
+    /// `cnt × 16 / delayed_ack` (integer), the ACKs per +1 packet.
+    pub fn compensate(self, cnt: u32) -> u32 {
+        ((u64::from(cnt) << Self::SHIFT) / u64::from(self.0.max(1))) as u32
+    }
+}
+
+impl Default for AckRatio {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// `floor(x * f)` without the binary-rounding trap of `f64` fractions:
 /// `0.7 * 90` is `62.99999999999999` in binary floating point, so a plain
 /// `floor` would give 62 where the rule means 63. A product within a relative
@@ -348,6 +409,39 @@ mod tests {
 
     fn tcb(cwnd: f64, ssthresh: f64) -> Tcb {
         Tcb::new(cwnd, ssthresh, 1448)
+    }
+
+    #[test]
+    fn additive_increase_26_counts_the_growing_ack_out() {
+        // Linux 2.6 bictcp_cong_avoid: w = 4 adds a packet on the 5th ACK.
+        let mut t = tcb(10.0, 2.0);
+        for _ in 0..4 {
+            additive_increase_26(&mut t, 4.0, 1);
+        }
+        assert_eq!((t.cwnd, t.cwnd_cnt), (10.0, 4));
+        additive_increase_26(&mut t, 4.0, 1);
+        assert_eq!((t.cwnd, t.cwnd_cnt), (11.0, 0));
+        // Today's form adds it on the 4th.
+        let mut m = tcb(10.0, 2.0);
+        for _ in 0..4 {
+            additive_increase(&mut m, GrowthMode::Linux, 4.0, 1);
+        }
+        assert_eq!(m.cwnd, 11.0);
+    }
+
+    #[test]
+    fn ack_ratio_estimate_in_the_kernels_integer_form() {
+        // delayed_ack += acked - delayed_ack >> 4, from 32 (2 per ACK).
+        let mut r = AckRatio::new();
+        assert_eq!(r.scaled(), 32);
+        r.sample(2);
+        assert_eq!(r.scaled(), 32);
+        r.sample(1);
+        assert_eq!(r.scaled(), 31);
+        r.sample(1);
+        assert_eq!(r.scaled(), 31);
+        // cnt 16 / delayed_ack: 20 -> 10 at 32.
+        assert_eq!(AckRatio::new().compensate(20), 10);
     }
 
     #[test]

@@ -65,6 +65,20 @@
 //! RFC 9438's switch of α to 1 once `W_est` passes the previous maximum is
 //! not in Linux and not here.
 //!
+//! CUBIC 2.0-2.2 (Linux 2.6.16-2.6.25 and TCP-Linux's 2.6.22 modules; the
+//! `linux-2.6.1x` and `ns2-tcp-linux` platform presets set these, the
+//! defaults are today's): `ackratio_comp` divides cnt by the packets-per-ACK
+//! estimate (as BIC does, [`crate::common::AckRatio`]); `max_increment`
+//! (S_max, 16) floors cnt at `cwnd HZ 8 / (10 S_max delay_min)`, at most
+//! S_max packets per RTT per 100 ms of delay_min, where 2.1 applies it only
+//! above the origin (`max_increment_above_origin`) and 2.0 kept delay_min in
+//! plain jiffies while the formula expects it ×8 (`delay_min_shift = 0`: a
+//! floor 8 times higher, 20 packets per second); before the first loss cnt
+//! is set to 50 (`no_loss_fixed_cnt`, `no_loss_max_cnt = 50`) after the
+//! S_max floor; the final floor is `cnt >= 1` (`min_cnt = 1`); and growth
+//! uses the 2.6 counter, +1 per cnt + 1 ACKs (`growth_26`). Read in
+//! tcp_cubic.c 2.0 (2.6.16-2.6.18) and TCP-Linux's src/tcp_cubic.c (2.1).
+//!
 //! Sources of the defaults (read from `tcp_cubic.c`; C and beta also
 //! RFC 9438): C = 0.4 (bic_scale 41 × 10/1024), beta = 0.7 (717/1024; 0.8 in
 //! 2.6.19-2.6.24), fast convergence and TCP friendliness on, HyStart on with
@@ -72,7 +86,9 @@
 //! [4, 16] ms of delay_min/8, initial_ssthresh 0 (off; applied only with
 //! HyStart off, as in Linux), no-loss cap 20, refresh HZ/32, holdoff HZ.
 
-use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
+use crate::common::{
+    additive_increase, additive_increase_26, floor_product, slow_start_then, AckRatio, GrowthMode,
+};
 use crate::hystart_pp::{HyStartPp, HyStartPpConfig};
 use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
@@ -128,6 +144,26 @@ pub struct CubicParams {
     pub update_interval_s: f64,
     /// RTT samples this soon after an epoch start are ignored, seconds (1).
     pub delay_holdoff_s: f64,
+    /// Divide cnt by the packets-per-ACK estimate (CUBIC 2.0-2.2, Linux
+    /// 2.6.16-2.6.25; off, as since 2.6.26).
+    pub ackratio_comp: bool,
+    /// S_max of CUBIC 2.x, packets per 100 ms of delay_min; 0 = no cap (off,
+    /// as in Linux since 2.6.26; 16 before).
+    pub max_increment: u32,
+    /// Apply the S_max cap only once the target is above the origin
+    /// (`t >= K`, CUBIC 2.1-2.2; on), or always (CUBIC 2.0, off).
+    pub max_increment_above_origin: bool,
+    /// Fixed-point shift of delay_min in the S_max cap (3: delay_min kept
+    /// ×8, as the formula expects, CUBIC 2.1+; 0: CUBIC 2.0, whose
+    /// unscaled delay_min makes the cap 8 times tighter).
+    pub delay_min_shift: u32,
+    /// Before the first loss cnt is set to `no_loss_max_cnt` whatever the
+    /// cubic and S_max gave (CUBIC 2.x: `cnt = 50`), instead of capped at it
+    /// (off).
+    pub no_loss_fixed_cnt: bool,
+    /// The 2.6-era counter (`additive_increase_26`): +1 packet per cnt + 1
+    /// ACKs (Linux before 3.19; off).
+    pub growth_26: bool,
 }
 
 impl Default for CubicParams {
@@ -156,6 +192,12 @@ impl Default for CubicParams {
             min_cnt: 2,
             update_interval_s: 1.0 / 32.0,
             delay_holdoff_s: 1.0,
+            ackratio_comp: false,
+            max_increment: 0,
+            max_increment_above_origin: true,
+            delay_min_shift: 3,
+            no_loss_fixed_cnt: false,
+            growth_26: false,
         }
     }
 }
@@ -165,6 +207,21 @@ impl CubicParams {
     /// below W_max (fact 7: `cbrt(W_max (1 - beta) / C)` after a cut).
     pub fn k(&self, distance: f64) -> f64 {
         (distance / self.c).cbrt()
+    }
+
+    /// CUBIC 2.x's S_max floor on cnt, `cwnd HZ 8 / (10 S_max (delay_min <<
+    /// shift))` with delay_min in jiffies, i.e. `floor(0.8 cwnd / (S_max
+    /// delay_min_s 2^shift))`: with shift 3, at most S_max packets per RTT per
+    /// 100 ms of delay_min. None before a delay_min sample (Linux skips the
+    /// cap while delay_min is 0).
+    fn smax_min_cnt(&self, cwnd: u32, delay_min: Option<Time>) -> Option<u32> {
+        let d = delay_min?.secs() * f64::from(1u32 << self.delay_min_shift);
+        let denom = f64::from(self.max_increment) * d * 10.0;
+        (denom > 0.0).then(|| {
+            (f64::from(cwnd) * 8.0 / denom)
+                .floor()
+                .min(f64::from(u32::MAX)) as u32
+        })
     }
 
     /// Packets acked per +1 of W_est, times 8 (Linux `beta_scale`).
@@ -291,6 +348,30 @@ impl ParamSet for CubicParams {
             name: "delay_holdoff_s",
             doc: "RTT samples this soon after an epoch start are ignored, s (Linux HZ = 1 s)",
         },
+        ParamDoc {
+            name: "ackratio_comp",
+            doc: "divide cnt by the packets-per-ACK estimate (CUBIC 2.0-2.2, Linux 2.6.16-2.6.25; off)",
+        },
+        ParamDoc {
+            name: "max_increment",
+            doc: "S_max cap of CUBIC 2.x, packets per 100 ms of delay_min; 0 = none (0; 16 before 2.6.26)",
+        },
+        ParamDoc {
+            name: "max_increment_above_origin",
+            doc: "S_max cap only above the origin, t >= K (CUBIC 2.1-2.2: on); off = always (CUBIC 2.0)",
+        },
+        ParamDoc {
+            name: "delay_min_shift",
+            doc: "fixed-point shift of delay_min in the S_max cap (3, CUBIC 2.1+; 0 in CUBIC 2.0: 8x tighter cap)",
+        },
+        ParamDoc {
+            name: "no_loss_fixed_cnt",
+            doc: "before the first loss set cnt = no_loss_max_cnt instead of capping at it (CUBIC 2.x; off)",
+        },
+        ParamDoc {
+            name: "growth_26",
+            doc: "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)",
+        },
     ];
     fn validate(&self) -> Result<(), ParamError> {
         check_range_open_low("c", self.c, 0.0, 1e6)?;
@@ -349,7 +430,14 @@ impl ParamSet for CubicParams {
         )?;
         check_range("min_cnt", f64::from(self.min_cnt), 1.0, 1e9)?;
         check_range("update_interval_s", self.update_interval_s, 0.0, 1e6)?;
-        check_range("delay_holdoff_s", self.delay_holdoff_s, 0.0, 1e6)
+        check_range("delay_holdoff_s", self.delay_holdoff_s, 0.0, 1e6)?;
+        check_range("max_increment", f64::from(self.max_increment), 0.0, 1e9)?;
+        check_range(
+            "delay_min_shift",
+            f64::from(self.delay_min_shift),
+            0.0,
+            16.0,
+        )
     }
 }
 
@@ -376,6 +464,8 @@ pub struct Cubic {
     params: CubicParams,
     /// Packets acked per +1 packet.
     cnt: u32,
+    /// `cnt` before the ACK-ratio compensation (equal to it without).
+    cnt_uncomp: u32,
     /// W_max (0 before the first loss), packets.
     last_max_cwnd: u32,
     /// cwnd when `cnt` was last computed.
@@ -399,6 +489,8 @@ pub struct Cubic {
     hystart_pp: Option<HyStartPp>,
     /// ssthresh chosen by HyStart in `pkts_acked`, applied in `cong_avoid`.
     pending_ssthresh: Option<f64>,
+    /// Packets per ACK (`ackratio_comp`; Linux `delayed_ack`).
+    delayed_ack: AckRatio,
 }
 
 impl NamedAlgorithm for Cubic {
@@ -410,6 +502,7 @@ impl NamedAlgorithm for Cubic {
         Cubic {
             params,
             cnt: 0,
+            cnt_uncomp: 0,
             last_max_cwnd: 0,
             last_cwnd: 0,
             last_time: Time::ZERO,
@@ -422,6 +515,7 @@ impl NamedAlgorithm for Cubic {
             hystart: HyStart::default(),
             hystart_pp: None,
             pending_ssthresh: None,
+            delayed_ack: AckRatio::new(),
         }
     }
 }
@@ -489,6 +583,9 @@ impl Cubic {
             return;
         }
         let cubic_due = !(self.epoch_start.is_some() && now == self.last_time);
+        if !cubic_due {
+            self.cnt = self.cnt_uncomp;
+        }
         if cubic_due {
             self.last_cwnd = cwnd;
             self.last_time = now;
@@ -524,8 +621,17 @@ impl Cubic {
             } else {
                 p.plateau_cnt_factor.saturating_mul(cwnd)
             };
+            if p.max_increment > 0 && (t >= self.k || !p.max_increment_above_origin) {
+                if let Some(min_cnt) = p.smax_min_cnt(cwnd, self.delay_min) {
+                    self.cnt = self.cnt.max(min_cnt);
+                }
+            }
             if self.last_max_cwnd == 0 {
-                self.cnt = self.cnt.min(p.no_loss_max_cnt);
+                self.cnt = if p.no_loss_fixed_cnt {
+                    p.no_loss_max_cnt
+                } else {
+                    self.cnt.min(p.no_loss_max_cnt)
+                };
             }
         }
         if p.tcp_friendliness {
@@ -540,7 +646,12 @@ impl Cubic {
                 self.cnt = self.cnt.min(max_cnt);
             }
         }
-        self.cnt = self.cnt.max(p.min_cnt);
+        self.cnt_uncomp = self.cnt.max(p.min_cnt);
+        self.cnt = if p.ackratio_comp {
+            self.delayed_ack.compensate(self.cnt).max(p.min_cnt)
+        } else {
+            self.cnt_uncomp
+        };
     }
 }
 
@@ -591,10 +702,17 @@ impl CongestionControl for Cubic {
             return;
         }
         self.update(tcb.cwnd_pkts(), acked, tcb.now);
-        additive_increase(tcb, GrowthMode::Linux, f64::from(self.cnt), acked);
+        if self.params.growth_26 {
+            additive_increase_26(tcb, f64::from(self.cnt), acked);
+        } else {
+            additive_increase(tcb, GrowthMode::Linux, f64::from(self.cnt), acked);
+        }
     }
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
+        if self.params.ackratio_comp && tcb.ca_state == CaState::Open && sample.acked > 0 {
+            self.delayed_ack.sample(sample.acked);
+        }
         let reaches_cong_avoid = matches!(
             tcb.ca_state,
             CaState::Open | CaState::Disorder | CaState::Loss
@@ -1026,6 +1144,136 @@ mod tests {
         assert!((run(2, false) - base).abs() <= 1.0);
         let halved = run(2, true);
         assert!((halved - base / 2.0).abs() <= 2.0, "{halved} vs {base}");
+    }
+
+    /// CUBIC right after a loss at W_max = 1000 (cwnd 800, beta 0.8) with
+    /// delay_min 100 ms, at its epoch's first ACK: K = cbrt(200 / 0.4) =
+    /// 7.937 s, t = 0 + delay_min, target = 1000 - floor(0.4 (7.837)^3) =
+    /// 808, so the cubic's own cnt = 800 / 8 = 100.
+    fn epoch_start_cnt(p: CubicParams) -> u32 {
+        let mut cc = Cubic::new(p);
+        cc.last_max_cwnd = 1000;
+        cc.delay_min = Some(Time::from_ms(100));
+        cc.update(800, 1, Time::from_secs(10));
+        cc.cnt
+    }
+
+    fn cubic_2_0() -> CubicParams {
+        // tcp_cubic.c 2.0 (Linux 2.6.16-2.6.18): S_max 16 on every ACK,
+        // delay_min unscaled; the ACK-ratio division is tested separately.
+        CubicParams {
+            hystart: false,
+            beta: 0.8,
+            max_increment: 16,
+            max_increment_above_origin: false,
+            delay_min_shift: 0,
+            min_cnt: 1,
+            ..CubicParams::default()
+        }
+    }
+
+    #[test]
+    fn smax_cap_of_cubic_2_0_and_2_1() {
+        // Without the cap: the cubic's cnt.
+        assert_eq!(
+            epoch_start_cnt(CubicParams {
+                max_increment: 0,
+                ..cubic_2_0()
+            }),
+            100
+        );
+        // 2.0: min_cnt = cwnd HZ 8 / (10 S_max delay_min_jiffies)
+        // = 800 * 8 / (10 * 16 * 0.1) = 400 (2 packets per RTT, not 16).
+        assert_eq!(epoch_start_cnt(cubic_2_0()), 400);
+        // With delay_min kept x8 (2.1+) the floor is 800 / 16 = 50: no effect.
+        let shifted = CubicParams {
+            delay_min_shift: 3,
+            ..cubic_2_0()
+        };
+        assert_eq!(
+            shifted.smax_min_cnt(800, Some(Time::from_ms(100))),
+            Some(50)
+        );
+        assert_eq!(epoch_start_cnt(shifted), 100);
+        // 2.1 applies the cap only above the origin (t >= K); here t < K.
+        let above_only = CubicParams {
+            max_increment_above_origin: true,
+            ..cubic_2_0()
+        };
+        assert_eq!(epoch_start_cnt(above_only), 100);
+        // No delay_min sample yet: no cap (Linux tests delay_min > 0).
+        assert_eq!(cubic_2_0().smax_min_cnt(800, None), None);
+    }
+
+    #[test]
+    fn ackratio_compensation_divides_cnt() {
+        // tcp_cubic.c 2.x: cnt = (cnt << 4) / delayed_ack, delayed_ack
+        // starting at 2 packets per ACK (32): 400 -> 200.
+        let p = CubicParams {
+            ackratio_comp: true,
+            ..cubic_2_0()
+        };
+        assert_eq!(epoch_start_cnt(p.clone()), 200);
+        // One packet per ACK in the Open state: 32 + 1 - 2 = 31, then stays
+        // (31 + 1 - 1); 400 * 16 / 31 = 206.
+        let mut cc = Cubic::new(p);
+        let tcb = Tcb::new(800.0, 2.0, 1448);
+        for _ in 0..50 {
+            cc.pkts_acked(
+                &tcb,
+                &AckSample {
+                    acked: 1,
+                    rtt: None,
+                },
+            );
+        }
+        assert_eq!(cc.delayed_ack.scaled(), 31);
+        cc.last_max_cwnd = 1000;
+        cc.delay_min = Some(Time::from_ms(100));
+        cc.update(800, 1, Time::from_secs(10));
+        assert_eq!(cc.cnt, 206);
+    }
+
+    #[test]
+    fn no_loss_cnt_is_set_in_cubic_2_and_capped_today() {
+        // Before any loss the origin is cwnd and the target is flat:
+        // cnt = 100 cwnd, then today's cap 20, or CUBIC 2.x's `cnt = 50`.
+        let at_start = |p: CubicParams| {
+            let mut cc = Cubic::new(p);
+            cc.update(100, 1, Time::from_secs(1));
+            cc.cnt
+        };
+        assert_eq!(at_start(no_hystart().params), 20);
+        let fixed = CubicParams {
+            no_loss_fixed_cnt: true,
+            no_loss_max_cnt: 50,
+            ..cubic_2_0()
+        };
+        assert_eq!(at_start(fixed), 50);
+    }
+
+    #[test]
+    fn growth_26_adds_one_packet_per_cnt_plus_one_acks() {
+        // tcp_cubic.c 2.x bictcp_cong_avoid: the ACK that adds a packet
+        // resets the counter and is not counted. cnt = 400 (the 2.0 S_max
+        // floor) throughout: +1 per 401 ACKs, against +1 per 400 today.
+        let after = |growth_26: bool, acks: u32| {
+            let p = CubicParams {
+                growth_26,
+                ..cubic_2_0()
+            };
+            let mut h = Harness::new(Cubic::new(p), 800.0, 2.0);
+            h.cc.last_max_cwnd = 1000;
+            h.cc.delay_min = Some(Time::from_ms(100));
+            for _ in 0..acks {
+                h.ack(1, None);
+            }
+            assert_eq!(h.cc.cnt, 400);
+            h.tcb.cwnd
+        };
+        assert_eq!(after(true, 1203), 803.0);
+        assert_eq!(after(true, 1202), 802.0);
+        assert_eq!(after(false, 1200), 803.0);
     }
 
     #[test]

@@ -110,7 +110,7 @@ const LINUX_26_SENDER: [Setting; 7] = [
 
 /// Congestion-module parameters common to Linux 2.6.13 and 2.6.16 where
 /// they differ from today's.
-const LINUX_26_MODULES: [Setting; 7] = [
+const LINUX_26_MODULES: [Setting; 16] = [
     json(
         "bic.initial_ssthresh",
         "100",
@@ -131,6 +131,51 @@ const LINUX_26_MODULES: [Setting; 7] = [
         "cubic.initial_ssthresh",
         "100",
         "CUBIC 2.0 tcp_cubic.c initial_ssthresh = 100 (0 by 2.6.22)",
+    ),
+    json(
+        "cubic.ackratio_comp",
+        "true",
+        "CUBIC 2.0 tcp_cubic.c: cnt = (cnt << ACK_RATIO_SHIFT) / delayed_ack, bictcp_acked",
+    ),
+    json(
+        "cubic.max_increment",
+        "16",
+        "CUBIC 2.0 tcp_cubic.c max_increment = 16: min_cnt = cwnd HZ 8 / (10 max_increment delay_min)",
+    ),
+    json(
+        "cubic.max_increment_above_origin",
+        "false",
+        "CUBIC 2.0 tcp_cubic.c applies min_cnt on every update (2.1 only when t >= bic_K)",
+    ),
+    json(
+        "cubic.delay_min_shift",
+        "0",
+        "CUBIC 2.0 tcp_cubic.c measure_delay keeps delay_min in plain jiffies (<< 3 from 2.1)",
+    ),
+    json(
+        "cubic.no_loss_max_cnt",
+        "50",
+        "CUBIC 2.0 tcp_cubic.c: if (ca->loss_cwnd == 0) ca->cnt = 50",
+    ),
+    json(
+        "cubic.no_loss_fixed_cnt",
+        "true",
+        "CUBIC 2.0 tcp_cubic.c sets cnt = 50 before the first loss (today: cnt <= 20)",
+    ),
+    json(
+        "cubic.min_cnt",
+        "1",
+        "CUBIC 2.0 tcp_cubic.c: if (ca->cnt == 0) ca->cnt = 1 (cnt >= 2 came with Linux 4.x)",
+    ),
+    json(
+        "cubic.growth_26",
+        "true",
+        "Linux 2.6 tcp_cubic.c bictcp_cong_avoid: snd_cwnd_cnt >= cnt ? (cwnd++, cnt = 0) : cnt++",
+    ),
+    json(
+        "bic.growth_26",
+        "true",
+        "Linux 2.6 tcp_bic.c bictcp_cong_avoid: snd_cwnd_cnt >= cnt ? (cwnd++, cnt = 0) : cnt++",
     ),
     json(
         "scalable.ai_cnt",
@@ -155,9 +200,9 @@ const LINUX_2613_ONLY: [Setting; 1] = [json(
     "Linux 2.6.13 tcp_bic.c max_increment = 32 (16 from the 2.6.14.1 stable fix on)",
 )];
 
-const LINUX_26: [Setting; 14] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULES);
-const LINUX_2613: [Setting; 15] = concat_settings(LINUX_26, LINUX_2613_ONLY);
-const LINUX_2616: [Setting; 14] = LINUX_26;
+const LINUX_26: [Setting; 23] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULES);
+const LINUX_2613: [Setting; 24] = concat_settings(LINUX_26, LINUX_2613_ONLY);
+const LINUX_2616: [Setting; 23] = LINUX_26;
 
 /// What every ns-2 agent here shares: its initial window, RTO and receiver.
 const NS2_AGENT: [Setting; 3] = [
@@ -256,7 +301,7 @@ const NS2_OWN: [Setting; 16] = [
 
 /// TCP-Linux in ns-2.33 - 2.35 (Agent/TCP/Linux, D. X. Wei): Linux 2.6.22.6
 /// congestion modules behind ns-2's sender, with an Agent/TCPSink/Sack1.
-const NS2_TCP_LINUX_OWN: [Setting; 10] = [
+const NS2_TCP_LINUX_OWN: [Setting; 17] = [
     json(
         "tcp.recovery",
         r#""rate_halving""#,
@@ -296,6 +341,42 @@ const NS2_TCP_LINUX_OWN: [Setting; 10] = [
         "TCP-Linux src/tcp_cubic.c (2.6.22.6): no HyStart (2.6.29)",
     ),
     json(
+        "cubic.ackratio_comp",
+        "true",
+        "TCP-Linux src/tcp_cubic.c (2.6.22.6): cnt = (cnt << ACK_RATIO_SHIFT) / delayed_ack",
+    ),
+    json(
+        "cubic.max_increment",
+        "16",
+        "TCP-Linux src/tcp_cubic.c (2.6.22.6): max_increment = 16, min_cnt when t >= bic_K, \
+         delay_min << 3",
+    ),
+    json(
+        "cubic.no_loss_max_cnt",
+        "50",
+        "TCP-Linux src/tcp_cubic.c (2.6.22.6): if (ca->loss_cwnd == 0) ca->cnt = 50",
+    ),
+    json(
+        "cubic.no_loss_fixed_cnt",
+        "true",
+        "TCP-Linux src/tcp_cubic.c (2.6.22.6) sets cnt = 50 before the first loss",
+    ),
+    json(
+        "cubic.min_cnt",
+        "1",
+        "TCP-Linux src/tcp_cubic.c (2.6.22.6): if (ca->cnt == 0) ca->cnt = 1",
+    ),
+    json(
+        "cubic.growth_26",
+        "true",
+        "TCP-Linux src/tcp_cubic.c (2.6.22.6) bictcp_cong_avoid: cnt >= ca->cnt ? (cwnd++, 0) : cnt++",
+    ),
+    json(
+        "bic.growth_26",
+        "true",
+        "TCP-Linux src/tcp_bic.c (2.6.22.6) bictcp_cong_avoid: cnt >= ca->cnt ? (cwnd++, 0) : cnt++",
+    ),
+    json(
         "scalable.ai_cnt",
         "50",
         "TCP-Linux src/tcp_scalable.c (2.6.22.6): TCP_SCALABLE_AI_CNT = 50",
@@ -303,7 +384,7 @@ const NS2_TCP_LINUX_OWN: [Setting; 10] = [
 ];
 
 const NS2: [Setting; 19] = concat_settings(NS2_AGENT, NS2_OWN);
-const NS2_TCP_LINUX: [Setting; 13] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
+const NS2_TCP_LINUX: [Setting; 20] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
 
 const fn concat_settings<const A: usize, const B: usize, const N: usize>(
     a: [Setting; A],
