@@ -26,7 +26,9 @@
 //! `TCP_YEAH_ALPHA` 80, `GAMMA` 1, `DELTA` 3, `EPSILON` 1, `PHY` 8, `RHO` 16,
 //! `ZETA` 50, `TCP_SCALABLE_AI_CNT` 100 (modern kernels pass the packets
 //! acked to the Scalable rule; 2.6.22 scaled its step by packets per ACK).
-//! Linux holds windows and the queue estimate in integers: in `growth =
+//! `counters_26` reproduces the 2.6.22 module's counters (fast mode adds the
+//! packets each ACK acked, which per-ACK counting otherwise hides); the
+//! 2.6-era presets set it. Linux holds windows and the queue estimate in integers: in `growth =
 //! "linux"` mode `Q`, the reductions and the halvings are floored as there;
 //! `"float"` keeps them exact.
 //!
@@ -66,6 +68,13 @@ pub struct YeahParams {
     pub min_rtt_samples: u32,
     /// Integer window with a counter (Linux) or floating point (ns-2).
     pub growth: GrowthMode,
+    /// The 2.6.22 module's counters (`tcp_yeah.c` as merged, and TCP-Linux's):
+    /// fast mode adds the packets the ACK acked (from `pkts_acked` in the Open
+    /// state, else 1) and grows once the count exceeds `min(cwnd, ai_cnt)`,
+    /// then restarts from 0; slow mode counts ACKs, +1 per cwnd of them.
+    /// Needed with per-ACK counting, which gives `cong_avoid` 1 per ACK (off:
+    /// today's `tcp_cong_avoid_ai` with the sender's count).
+    pub counters_26: bool,
 }
 
 impl Default for YeahParams {
@@ -81,6 +90,7 @@ impl Default for YeahParams {
             ai_cnt: 100.0,
             min_rtt_samples: 3,
             growth: GrowthMode::Linux,
+            counters_26: false,
         }
     }
 }
@@ -127,6 +137,10 @@ impl ParamSet for YeahParams {
             name: "growth",
             doc: "window arithmetic: \"linux\" (integer + counter, floored Q) or \"float\" (ns-2)",
         },
+        ParamDoc {
+            name: "counters_26",
+            doc: "2.6.22 tcp_yeah.c counters: fast mode adds pkts_acked, +1 once above min(cwnd, ai_cnt); slow mode +1 per cwnd ACKs (off)",
+        },
     ];
     fn validate(&self) -> Result<(), ParamError> {
         check_range("q_max", self.q_max, 0.0, 1e9)?;
@@ -153,6 +167,9 @@ pub struct Yeah {
     reno_count: f64,
     /// Fast-mode RTTs since reno_count was last reset.
     fast_count: u32,
+    /// Packets the last ACK acked in the Open state (`counters_26`; Linux
+    /// 2.6.22 `yeah->pkts_acked`, back to 1 after each fast-mode use).
+    pkts_acked: u32,
 }
 
 impl NamedAlgorithm for Yeah {
@@ -168,6 +185,7 @@ impl NamedAlgorithm for Yeah {
             doing_reno_now: 0,
             reno_count: 2.0,
             fast_count: 0,
+            pkts_acked: 1,
         }
     }
 }
@@ -178,6 +196,28 @@ impl Yeah {
         match self.params.growth {
             GrowthMode::Linux => x.floor(),
             GrowthMode::Float => x,
+        }
+    }
+
+    /// One congestion-avoidance ACK with the 2.6.22 module's counters
+    /// (`counters_26`; `tcp_yeah_cong_avoid`).
+    fn grow_26(&mut self, tcb: &mut Tcb) {
+        let cwnd = tcb.cwnd_pkts();
+        let grow = if self.doing_reno_now == 0 {
+            tcb.cwnd_cnt += self.pkts_acked;
+            self.pkts_acked = 1;
+            f64::from(tcb.cwnd_cnt) > tcb.cwnd.min(self.params.ai_cnt)
+        } else {
+            if tcb.cwnd_cnt < cwnd {
+                tcb.cwnd_cnt += 1;
+            }
+            tcb.cwnd_cnt >= cwnd
+        };
+        if grow {
+            if tcb.cwnd < tcb.cwnd_clamp {
+                tcb.cwnd += 1.0;
+            }
+            tcb.cwnd_cnt = 0;
         }
     }
 
@@ -232,6 +272,9 @@ impl CongestionControl for Yeah {
     }
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
+        if tcb.ca_state == CaState::Open {
+            self.pkts_acked = sample.acked;
+        }
         if let Some(rtt) = sample.rtt {
             self.round.on_sample(tcb.now, rtt);
         }
@@ -254,7 +297,9 @@ impl CongestionControl for Yeah {
         if tcb.in_slow_start() {
             acked = slow_start(tcb, acked);
         }
-        if acked > 0 {
+        if acked > 0 && self.params.counters_26 {
+            self.grow_26(tcb);
+        } else if acked > 0 {
             let w = if self.doing_reno_now == 0 {
                 tcb.cwnd.min(self.params.ai_cnt)
             } else {
@@ -279,6 +324,39 @@ mod tests {
 
     fn yeah() -> Yeah {
         Yeah::new(YeahParams::default())
+    }
+
+    /// cwnd after `acks` ACKs of 2 packets each, per-ACK counting, with the
+    /// 2.6.22 counters, in fast (`reno` false) or slow mode.
+    fn after_acks_26(reno: bool, acks: u32) -> (f64, u32) {
+        let p = YeahParams {
+            counters_26: true,
+            ..YeahParams::default()
+        };
+        let mut h = Harness::new(Yeah::new(p), 1000.0, 2.0)
+            .with_delayed_ack(2)
+            .with_per_ack_counting();
+        h.cc.doing_reno_now = u32::from(reno);
+        for _ in 0..acks {
+            h.ack(2, None);
+        }
+        (h.tcb.cwnd, h.tcb.cwnd_cnt)
+    }
+
+    #[test]
+    fn counters_26_fast_mode_counts_packets_acked() {
+        // tcp_yeah.c 2.6.22: snd_cwnd_cnt += pkts_acked (2 here); +1 once
+        // it exceeds min(cwnd, 100): the 51st ACK (102 packets), not the
+        // 100th ACK that per-ACK counting alone would give.
+        assert_eq!(after_acks_26(false, 50), (1000.0, 100));
+        assert_eq!(after_acks_26(false, 51), (1001.0, 0));
+    }
+
+    #[test]
+    fn counters_26_slow_mode_counts_acks() {
+        // Reno branch: +1 per cwnd ACKs, whatever each ACK covers.
+        assert_eq!(after_acks_26(true, 999).0, 1000.0);
+        assert_eq!(after_acks_26(true, 1000), (1001.0, 0));
     }
 
     fn ms(x: u64) -> Time {

@@ -110,7 +110,7 @@ const LINUX_26_SENDER: [Setting; 7] = [
 
 /// Congestion-module parameters common to Linux 2.6.13 and 2.6.16 where
 /// they differ from today's.
-const LINUX_26_MODULES: [Setting; 16] = [
+const LINUX_26_MODULES: [Setting; 17] = [
     json(
         "bic.initial_ssthresh",
         "100",
@@ -178,6 +178,12 @@ const LINUX_26_MODULES: [Setting; 16] = [
         "Linux 2.6 tcp_bic.c bictcp_cong_avoid: snd_cwnd_cnt >= cnt ? (cwnd++, cnt = 0) : cnt++",
     ),
     json(
+        "yeah.counters_26",
+        "true",
+        "YeAH was not in mainline before 2.6.22: its authors' module as merged there \
+         (tcp_yeah.c, read in TCP-Linux 2.6.22.6): fast mode adds pkts_acked",
+    ),
+    json(
         "scalable.ai_cnt",
         "50",
         "Linux 2.6 tcp_scalable.c TCP_SCALABLE_AI_CNT = 50 (read in 2.6.18)",
@@ -200,9 +206,9 @@ const LINUX_2613_ONLY: [Setting; 1] = [json(
     "Linux 2.6.13 tcp_bic.c max_increment = 32 (16 from the 2.6.14.1 stable fix on)",
 )];
 
-const LINUX_26: [Setting; 23] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULES);
-const LINUX_2613: [Setting; 24] = concat_settings(LINUX_26, LINUX_2613_ONLY);
-const LINUX_2616: [Setting; 23] = LINUX_26;
+const LINUX_26: [Setting; 24] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULES);
+const LINUX_2613: [Setting; 25] = concat_settings(LINUX_26, LINUX_2613_ONLY);
+const LINUX_2616: [Setting; 24] = LINUX_26;
 
 /// What every ns-2 agent here shares: its initial window, RTO and receiver.
 const NS2_AGENT: [Setting; 3] = [
@@ -301,7 +307,7 @@ const NS2_OWN: [Setting; 16] = [
 
 /// TCP-Linux in ns-2.33 - 2.35 (Agent/TCP/Linux, D. X. Wei): Linux 2.6.22.6
 /// congestion modules behind ns-2's sender, with an Agent/TCPSink/Sack1.
-const NS2_TCP_LINUX_OWN: [Setting; 17] = [
+const NS2_TCP_LINUX_OWN: [Setting; 18] = [
     json(
         "tcp.recovery",
         r#""rate_halving""#,
@@ -377,6 +383,11 @@ const NS2_TCP_LINUX_OWN: [Setting; 17] = [
         "TCP-Linux src/tcp_bic.c (2.6.22.6) bictcp_cong_avoid: cnt >= ca->cnt ? (cwnd++, 0) : cnt++",
     ),
     json(
+        "yeah.counters_26",
+        "true",
+        "TCP-Linux src/tcp_yeah.c (2.6.22.6): fast mode snd_cwnd_cnt += pkts_acked",
+    ),
+    json(
         "scalable.ai_cnt",
         "50",
         "TCP-Linux src/tcp_scalable.c (2.6.22.6): TCP_SCALABLE_AI_CNT = 50",
@@ -384,7 +395,7 @@ const NS2_TCP_LINUX_OWN: [Setting; 17] = [
 ];
 
 const NS2: [Setting; 19] = concat_settings(NS2_AGENT, NS2_OWN);
-const NS2_TCP_LINUX: [Setting; 20] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
+const NS2_TCP_LINUX: [Setting; 21] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
 
 const fn concat_settings<const A: usize, const B: usize, const N: usize>(
     a: [Setting; A],
