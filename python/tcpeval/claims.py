@@ -14,7 +14,11 @@ Checks (``check``):
 * ``range``: ``min <= x <= max`` (either bound may be left out);
 * ``order``: the means at ``where`` overlaid with each entry of ``order``
   strictly decrease (``direction = "descending"``, default) or increase;
-* ``ratio``: ``min <= x(numerator) / x(denominator) <= max``.
+* ``ratio``: ``min <= x(numerator) / x(denominator) <= max``;
+* ``top``: at ``where``, the value ``item`` of the sweep parameter ``among``
+  has the highest (``direction = "highest"``, default) or lowest metric of
+  all its values that were run ("CUBIC outperforms all others", "NewReno has
+  the lowest loss").
 
 A selection in ``order``, ``numerator`` or ``denominator`` may name another
 ``experiment`` (``{ experiment = "no-web", algorithm = "bic" }``): the claim
@@ -38,7 +42,7 @@ import numpy as np
 
 from .errors import ScenarioError
 
-CHECKS = ("value", "range", "order", "ratio")
+CHECKS = ("value", "range", "order", "ratio", "top")
 """The kinds of check a claim may make."""
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -48,6 +52,7 @@ _BY_CHECK = {
     "range": {"min", "max"},
     "order": {"order", "direction"},
     "ratio": {"numerator", "denominator", "min", "max"},
+    "top": {"among", "item", "direction"},
 }
 
 
@@ -170,6 +175,16 @@ def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence
                 _selector(c.get(side), f"{at}.{side}", params, experiments, c["metric"])
             if "min" not in c and "max" not in c:
                 raise ClaimError(at, "a ratio check needs min, max or both")
+        elif check == "top":
+            among = c.get("among")
+            if among not in params:
+                raise ClaimError(f"{at}.among", f"{among!r} is not a sweep parameter; parameters: {sorted(params)}")
+            if among in c.get("where", {}):
+                raise ClaimError(f"{at}.where", f"fixes '{among}', which the claim ranks over")
+            if c.get("item") not in params[among]:
+                raise ClaimError(f"{at}.item", f"{c.get('item')!r} is not one of {among}'s values {list(params[among])}")
+            if c.get("direction", "highest") not in ("highest", "lowest"):
+                raise ClaimError(f"{at}.direction", "allowed: highest, lowest")
         if "min" in c and "max" in c and c["min"] > c["max"]:
             raise ClaimError(f"{at}.min", f"{c['min']} is above max {c['max']}")
     return raw
@@ -238,6 +253,8 @@ def verdict(claim: Mapping[str, Any], frames: Mapping[str, Any], quick: bool) ->
         else:
             ok = all(a < b for a, b in pairs)
         return Verdict(claim, "pass" if ok else "miss", text, quick)
+    if check == "top":
+        return _top_verdict(claim, at, runs, quick)
     num = at(claim["numerator"])
     den = at(claim["denominator"])
     if not (math.isfinite(num) and math.isfinite(den)):
@@ -245,6 +262,24 @@ def verdict(claim: Mapping[str, Any], frames: Mapping[str, Any], quick: bool) ->
     ratio = num / den if den != 0 else (math.inf if num > 0 else math.nan)
     ok = (math.isfinite(ratio) and _within(ratio, claim)) or (ratio == math.inf and "max" not in claim)
     return Verdict(claim, "pass" if ok else "miss", f"{fmt(num)} / {fmt(den)} = {fmt(ratio)}", quick)
+
+
+def _top_verdict(claim: Mapping[str, Any], at: Any, runs: Any, quick: bool) -> Verdict:
+    """``top``: the item's metric against every other measured value of ``among``."""
+    from .report.data import canonical, ok_runs, select
+
+    among, item = claim["among"], claim["item"]
+    where = {k: canonical(v) for k, v in claim.get("where", {}).items()}
+    present = [] if runs is None or runs.empty else list(dict.fromkeys(select(ok_runs(runs), where)[among]))
+    xs = {v: at({among: v}) for v in present}
+    xs = {v: x for v, x in xs.items() if math.isfinite(x)}
+    mine = xs.pop(canonical(item), math.nan)
+    if not math.isfinite(mine) or not xs:
+        return Verdict(claim, "n/a", f"{item} {fmt(mine)}", quick)
+    highest = claim.get("direction", "highest") == "highest"
+    rival = max(xs, key=xs.get) if highest else min(xs, key=xs.get)
+    ok = mine > xs[rival] if highest else mine < xs[rival]
+    return Verdict(claim, "pass" if ok else "miss", f"{item} {fmt(mine)}; best other {rival} {fmt(xs[rival])}", quick)
 
 
 def expected_text(claim: Mapping[str, Any]) -> str:
@@ -266,6 +301,9 @@ def expected_text(claim: Mapping[str, Any]) -> str:
     if check == "order":
         sign = " > " if claim.get("direction", "descending") == "descending" else " < "
         return sign.join(", ".join(f"{v}" for v in sel.values()) for sel in claim["order"])
+    if check == "top":
+        word = "highest" if claim.get("direction", "highest") == "highest" else "lowest"
+        return f"{claim['item']} {word} of all {claim['among']}"
     num = ", ".join(f"{v}" for v in claim["numerator"].values())
     den = ", ".join(f"{v}" for v in claim["denominator"].values())
     return f"{num} / {den} {' and '.join(bounds)}"

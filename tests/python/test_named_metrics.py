@@ -171,3 +171,82 @@ def test_queue_peak_hz_finds_the_queue_oscillation() -> None:
     assert compute(run, "queue_peak_hz", {"window": [0, 4]}) == pytest.approx(0.5)
     # [8, 10): 0.5 Hz bins; the 0.5 Hz wave fits once (skipped), the 2 Hz one remains.
     assert compute(run, "queue_peak_hz", {"window": [8, 10]}) == pytest.approx(2.0)
+
+
+def test_second_spectral_peak_by_rank() -> None:
+    # The 0.5 Hz wave is the strongest, the 2 Hz one the second; no third peak.
+    t = np.arange(101) / 10
+    wave = 20 + 10 * np.sin(2 * np.pi * 0.5 * t) + 3 * np.sin(2 * np.pi * 2.0 * t)
+    queue = {"time": t, "qlen": wave, "departed_bytes": 0, "drops": 0}
+    flow_series = pd.DataFrame({"time": t, "flow": 0, "cwnd": wave, "srtt": 0.1})
+    run = fake_run(10.0, queue, flow_series)
+    assert compute(run, "cwnd_peak_hz", {"flows": ["a"], "rank": 2}) == pytest.approx(2.0)
+    assert compute(run, "queue_peak_hz", {"rank": 2}) == pytest.approx(2.0)
+    assert math.isnan(compute(run, "queue_peak_hz", {"rank": 40}))
+    with pytest.raises(ValueError, match="rank must be an integer >= 1"):
+        compute(run, "queue_peak_hz", {"rank": 0})
+
+
+def ramp_run() -> Any:
+    """Flow a starts at 1 s; its cwnd (sampled every 0.5 s) ramps 0, 20, ..., 100 by 3.5 s, dips
+    to 70 at 4 s, then sits at 100 +- 5 until 20 s. The queue of R1->R2 is 0 until 3 s, 5 at
+    3-3.5 s, 0 at 4 s, then 8 from 4.5 s on."""
+    t = np.arange(0, 20.01, 0.5)
+    cwnd = np.where(t < 1, np.nan, 0.0)
+    ramp = (t >= 1) & (t <= 3.5)
+    cwnd[ramp] = (t[ramp] - 1) / 0.5 * 20
+    cwnd[t > 3.5] = 100 + 5 * np.where(np.arange((t > 3.5).sum()) % 2 == 0, 1, -1)
+    cwnd[t == 4.0] = 70
+    flow_series = pd.DataFrame({"time": t, "flow": 0, "cwnd": cwnd, "srtt": 0.1})
+    qlen = np.where(t < 3, 0, 8.0)
+    qlen[(t >= 3) & (t <= 3.5)] = 5
+    qlen[t == 4.0] = 0
+    run = fake_run(20.0, {"time": t, "qlen": qlen, "departed_bytes": 0, "drops": 0}, flow_series)
+    run.flows["start"] = [1.0, 0.0]
+    return run
+
+
+def test_cwnd_reach_s_by_hand() -> None:
+    run = ramp_run()
+    # cwnd 60 is first sampled at 1 + 3 x 0.5 = 2.5 s: 1.5 s after the start.
+    assert compute(run, "cwnd_reach_s", {"cwnd": 60, "flows": ["a"]}) == pytest.approx(1.5)
+    assert compute(run, "cwnd_reach_s", {"cwnd": 100, "flows": ["a"]}) == pytest.approx(2.5)
+    assert math.isnan(compute(run, "cwnd_reach_s", {"cwnd": 1000, "flows": ["a"]}))
+
+
+def test_settle_s_by_hand() -> None:
+    run = ramp_run()
+    # Mean over [10, 20): 100 +- 5 alternating = 100 (20 samples); band 10 % = [90, 110].
+    # First in the band at 3.5 s (cwnd 100) but out again at 4 s (70); in for good from 4.5 s.
+    args = {"flows": ["a"], "window": [10, 20], "band": 0.1, "hold_s": 5}
+    assert compute(run, "settle_s", args) == pytest.approx(3.5)
+    # Without the hold the first entry counts: 3.5 - 1 = 2.5 s.
+    assert compute(run, "settle_s", {**args, "hold_s": 0}) == pytest.approx(2.5)
+    # A band of 2 % around 100 is never held (the cwnd is always 95 or 105).
+    assert math.isnan(compute(run, "settle_s", {**args, "band": 0.02}))
+    with pytest.raises(ValueError, match="band must be in"):
+        compute(run, "settle_s", {**args, "band": 1.5})
+
+
+def test_queue_onset_s_by_hand() -> None:
+    run = ramp_run()
+    # Above 1 packet from 3 s, but empty at 4 s; above for good from 4.5 s: 3.5 s after a's start.
+    assert compute(run, "queue_onset_s", {"flows": ["a"], "hold_s": 1}) == pytest.approx(3.5)
+    # Without flows the clock starts at 0; with no hold the first rise counts.
+    assert compute(run, "queue_onset_s", {"hold_s": 0}) == pytest.approx(3.0)
+    assert math.isnan(compute(run, "queue_onset_s", {"threshold_pkts": 10}))
+
+
+def test_convergence_cap_for_runs_that_never_converge() -> None:
+    # b starts at 2 s and never delivers anything: NaN, or capped at 10 - 2 = 8 s.
+    t = np.arange(0, 10.01, 0.5)
+    flow_series = pd.DataFrame(
+        {"time": np.concatenate([t, t]), "flow": [0] * len(t) + [1] * len(t),
+         "delivered": np.concatenate([t * 1e6, 0 * t]), "cwnd": 10.0, "srtt": 0.1}
+    )
+    run = fake_run(10.0, {"time": t, "qlen": 0, "departed_bytes": 0, "drops": 0}, flow_series)
+    run.flows["start"] = [0.0, 2.0]
+    assert math.isnan(compute(run, "convergence_s", {"flows": ["a", "b"]}))
+    assert compute(run, "convergence_s", {"flows": ["a", "b"], "never": "cap"}) == pytest.approx(8.0)
+    with pytest.raises(ValueError, match="never must be"):
+        compute(run, "convergence_s", {"flows": ["a", "b"], "never": "max"})

@@ -348,3 +348,29 @@ def test_a_claim_can_compare_one_metric_across_two_experiments():
     assert (v.verdict, v.measured) == ("pass", "0.7 / 0.95 = 0.7368")
     claim["denominator"] = {"experiment": "missing", "algorithm": "bic"}
     assert verdict(claim, frames, quick=False).verdict == "n/a"
+
+
+def test_a_top_claim_ranks_one_value_against_all_others():
+    from tcpeval.claims import verdict
+
+    runs = pd.DataFrame(
+        {
+            "status": ["ok"] * 6 + ["failed"],
+            "algorithm": ["cubic", "cubic", "bic", "reno", "cubic", "reno", "bic"],
+            "buffer": [100, 100, 100, 100, 500, 500, 100],
+            "thr": [700.0, 720.0, 690.0, 300.0, 650.0, 800.0, 9999.0],
+        }
+    )
+    claim = {"id": "c", "experiment": "e", "metric": "thr", "check": "top", "among": "algorithm",
+             "item": "cubic", "where": {"buffer": 100}}
+    # buffer 100: cubic 710 (mean of two) > bic 690 (the failed run's 9999 left out) > reno 300.
+    v = verdict(claim, {"e": runs}, quick=False)
+    assert (v.verdict, v.measured) == ("pass", "cubic 710; best other bic 690")
+    # buffer 500: reno 800 beats cubic 650 (bic not run there: ranked among what was).
+    v = verdict({**claim, "where": {"buffer": 500}}, {"e": runs}, quick=False)
+    assert (v.verdict, v.measured) == ("miss", "cubic 650; best other reno 800")
+    # lowest: reno has the lowest at 100.
+    v = verdict({**claim, "item": "reno", "direction": "lowest"}, {"e": runs}, quick=False)
+    assert (v.verdict, v.measured) == ("pass", "reno 300; best other bic 690")
+    # The item not run at that point: not measured.
+    assert verdict({**claim, "item": "vegas"}, {"e": runs}, quick=False).verdict == "n/a"

@@ -344,11 +344,13 @@ order = [{ algorithm = "bic" }, { algorithm = "reno" }]
     [
         (('experiment = "grid"', 'experiment = "grd"'), "claim[0].experiment", "no experiment 'grd'"),
         (('metric = "goodput"\ncheck', 'metric = "speed"\ncheck'), "claim[0].metric", "'speed' is not a metric"),
-        (('check = "order"', 'check = "vibes"'), "claim[0].check", "allowed: value, range, order, ratio"),
+        (('check = "order"', 'check = "vibes"'), "claim[0].check", "allowed: value, range, order, ratio, top"),
         (('{ algorithm = "reno" }]', '{ algorithm = "vegas" }]'), "claim[0].order[1].algorithm", "'vegas'"),
         (('order = [{ algorithm = "bic" }, ', 'order = ['), "claim[0].order", "at least two"),
         (('check = "order"', 'check = "value"\npaper = 3'), "claim[0]", "unknown field(s) ['order']"),
         (('id = "bic-beats-reno"', 'id = "Bic beats"'), "claim[0].id", "a-z"),
+        (('check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]', 'check = "top"\namong = "algo"\nitem = "bic"'), "claim[0].among", "not a sweep parameter"),
+        (('check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]', 'check = "top"\namong = "algorithm"\nitem = "vegas"'), "claim[0].item", "'vegas' is not one of"),
     ],
 )
 def test_claims_are_checked_against_the_experiments(edit, field, message) -> None:

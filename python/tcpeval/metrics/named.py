@@ -9,6 +9,7 @@ also selects the copies ``name.0``, ``name.1``, ... of a flow entry with
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -248,10 +249,17 @@ def cov(r: Any, link: str = "R1->R2", interval: float = 10.0, window: Any = None
     return float(throughput_cov(s["time"], s["departed_bytes"].to_numpy(dtype=float), interval, lo, hi))
 
 
-def convergence_s(r: Any, flows: Sequence[str], fraction: float = 0.8) -> float:
-    """Seconds from the second flow's start until its 1 s goodput reaches ``fraction`` x the first's."""
+def convergence_s(r: Any, flows: Sequence[str], fraction: float = 0.8, never: str = "nan") -> float:
+    """Seconds from the second flow's start until its 1 s goodput reaches ``fraction`` x the first's.
+
+    A run that never gets there gives NaN (``never = "nan"``, left out of means) or, with
+    ``never = "cap"``, the time from the second start to the end of the run: a lower bound
+    that keeps non-converging runs in a mean ("converges very slowly or never").
+    """
     if len(flows) != 2:
         raise ValueError("convergence_s takes flows = [first, second]")
+    if never not in ("nan", "cap"):
+        raise ValueError(f"never must be 'nan' or 'cap'; got {never!r}")
     first, second = _flow_ids(r, [flows[0]])[0], _flow_ids(r, [flows[1]])[0]
     fs = r.flow_series
     t = np.unique(fs["time"].to_numpy())
@@ -261,7 +269,10 @@ def convergence_s(r: Any, flows: Sequence[str], fraction: float = 0.8) -> float:
         return np.interp(t, s["time"], s["delivered"].to_numpy(dtype=float), left=0.0)
 
     start = float(r.flows.loc[r.flows["flow"] == second, "start"].iloc[0])
-    return float(convergence_time(t, on_grid(first), on_grid(second), start, fraction))
+    value = float(convergence_time(t, on_grid(first), on_grid(second), start, fraction))
+    if math.isnan(value) and never == "cap":
+        return float(r.sim_time_s) - start
+    return value
 
 
 def first_loss_s(r: Any, flows: Sequence[str] | None = None, agg: str = "min") -> float:
@@ -283,25 +294,121 @@ def reno_mode(
     return _agg(vals, "mean")
 
 
-def _peak_hz(time: Any, x: Any, lo: float, hi: float) -> float:
-    """Strongest periodogram peak (Hz) of a sampled series over [lo, hi), skipping the DC and 1/T bins."""
+def _peak_hz(time: Any, x: Any, lo: float, hi: float, rank: int = 1) -> float:
+    """The ``rank``-th strongest periodogram peak (Hz) of a sampled series over [lo, hi),
+    skipping the DC and 1/T bins; NaN if the spectrum has fewer peaks."""
+    if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
+        raise ValueError(f"rank must be an integer >= 1; got {rank!r}")
     f, p = periodogram_psd(np.asarray(time, dtype=float), np.asarray(x, dtype=float), t_start=lo, t_end=hi)
-    peaks, _ = dominant_frequencies(f, p, count=1)
-    return float(peaks[0]) if len(peaks) else float("nan")
+    peaks, _ = dominant_frequencies(f, p, count=rank)
+    return float(peaks[rank - 1]) if len(peaks) >= rank else float("nan")
 
 
-def cwnd_peak_hz(r: Any, flows: Sequence[str] | None = None, window: Any = None) -> float:
-    """Dominant frequency (Hz) of the first selected flow's cwnd series (periodogram)."""
+def cwnd_peak_hz(r: Any, flows: Sequence[str] | None = None, window: Any = None, rank: int = 1) -> float:
+    """Frequency (Hz) of the ``rank``-th strongest peak (1 = dominant) of the first selected
+    flow's cwnd series (periodogram)."""
     lo, hi = _window(r, window)
     s = r.flow_series[r.flow_series["flow"] == _flow_ids(r, flows)[0]]
-    return _peak_hz(s["time"], s["cwnd"], lo, hi)
+    return _peak_hz(s["time"], s["cwnd"], lo, hi, rank)
 
 
-def queue_peak_hz(r: Any, link: str = "R1->R2", window: Any = None) -> float:
-    """Dominant frequency (Hz) of ``link``'s queue-length series (periodogram, as :func:`cwnd_peak_hz`)."""
+def queue_peak_hz(r: Any, link: str = "R1->R2", window: Any = None, rank: int = 1) -> float:
+    """Frequency (Hz) of the ``rank``-th strongest peak of ``link``'s queue-length series
+    (periodogram, as :func:`cwnd_peak_hz`)."""
     lo, hi = _window(r, window)
     s = _link_series(r, link)
-    return _peak_hz(s["time"], s["qlen"], lo, hi)
+    return _peak_hz(s["time"], s["qlen"], lo, hi, rank)
+
+
+def _first_sustained(t: np.ndarray, ok: np.ndarray, t0: float, hold_s: float) -> float:
+    """First sample time ``t_k >= t0`` from which ``ok`` holds at every sample up to at least
+    ``t_k + hold_s`` (the samples being the only evidence between them); NaN if none.
+    ``hold_s = 0`` is the first ``ok`` sample at or after ``t0``."""
+    keep = t >= t0
+    t, ok = t[keep], ok[keep]
+    if not ok.any():
+        return math.nan
+    # Runs of consecutive ok samples: [starts[i], ends[i]] (inclusive indices).
+    edges = np.diff(np.concatenate([[0], ok.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1
+    lasting = t[ends] - t[starts] >= hold_s
+    return float(t[starts[np.argmax(lasting)]]) if lasting.any() else math.nan
+
+
+def _flow_start(r: Any, flow: int) -> float:
+    return float(r.flows.loc[r.flows["flow"] == flow, "start"].iloc[0])
+
+
+def cwnd_reach_s(r: Any, cwnd: float, flows: Sequence[str] | None = None, agg: str = "min") -> float:
+    """Seconds from each selected flow's start until its cwnd sample first reaches ``cwnd``
+    packets (NaN for a flow that never does; aggregated by ``agg`` over the others).
+
+    The end of Limited Slow-Start (cwnd = W_LSS) or of slow start, as the fairness study's
+    eqs. (2)-(3) predict it; exact to the probe interval.
+    """
+    vals = []
+    for f in _flow_ids(r, flows):
+        s = r.flow_series[r.flow_series["flow"] == f]
+        t = _flow_start(r, f)
+        hit = _first_sustained(s["time"].to_numpy(dtype=float), s["cwnd"].to_numpy(dtype=float) >= cwnd, t, 0.0)
+        if not math.isnan(hit):
+            vals.append(hit - t)
+    return _agg(vals, agg)
+
+
+def settle_s(
+    r: Any,
+    flows: Sequence[str] | None = None,
+    band: float = 0.1,
+    hold_s: float = 5.0,
+    window: Any = None,
+    agg: str = "mean",
+) -> float:
+    """Seconds from each selected flow's start until its cwnd enters, and then stays in for
+    ``hold_s`` seconds, the band ``mean x (1 +- band)`` around its mean cwnd over ``window``
+    (its equilibrium); NaN for a flow that never settles, aggregated by ``agg``.
+
+    The saturation time of a delay-based flow (FAST), which converges to a window instead of
+    oscillating: the fairness study's Table 4.
+    """
+    if not 0 < band < 1:
+        raise ValueError(f"band must be in (0, 1); got {band}")
+    if hold_s < 0:
+        raise ValueError(f"hold_s must be >= 0; got {hold_s}")
+    lo, hi = _window(r, window)
+    vals = []
+    for f in _flow_ids(r, flows):
+        eq = _flow_samples(r, f, "cwnd", lo, hi)
+        if not eq.size:
+            continue
+        m = float(eq.mean())
+        s = r.flow_series[r.flow_series["flow"] == f]
+        w = s["cwnd"].to_numpy(dtype=float)
+        inside = (w >= m * (1 - band)) & (w <= m * (1 + band))
+        t = _flow_start(r, f)
+        hit = _first_sustained(s["time"].to_numpy(dtype=float), inside, t, hold_s)
+        if not math.isnan(hit):
+            vals.append(hit - t)
+    return _agg(vals, agg)
+
+
+def queue_onset_s(
+    r: Any,
+    link: str = "R1->R2",
+    threshold_pkts: float = 1.0,
+    hold_s: float = 1.0,
+    flows: Sequence[str] | None = None,
+) -> float:
+    """Seconds from the first selected flow's start (the run's start without ``flows``) until
+    ``link``'s queue rises above ``threshold_pkts`` packets and stays above it for ``hold_s``
+    seconds: when the flow has filled the pipe and the link saturates (the fairness study's
+    eq. (4), t0). NaN if it never does."""
+    if hold_s < 0:
+        raise ValueError(f"hold_s must be >= 0; got {hold_s}")
+    t0 = _flow_start(r, _flow_ids(r, flows)[0]) if flows else 0.0
+    s = _link_series(r, link)
+    hit = _first_sustained(s["time"].to_numpy(dtype=float), s["qlen"].to_numpy(dtype=float) > threshold_pkts, t0, hold_s)
+    return hit - t0
 
 
 def _flow_samples(r: Any, flow: int, column: str, lo: float, hi: float) -> np.ndarray:
@@ -356,6 +463,9 @@ METRICS: dict[str, MetricFn] = {
     "ratio": ratio,
     "cov": cov,
     "convergence_s": convergence_s,
+    "cwnd_reach_s": cwnd_reach_s,
+    "settle_s": settle_s,
+    "queue_onset_s": queue_onset_s,
     "first_loss_s": first_loss_s,
     "reno_mode": reno_mode,
     "cwnd_peak_hz": cwnd_peak_hz,
