@@ -96,6 +96,13 @@ TITLE_WIDTH = 100
 """Characters per line of a figure title before it wraps (the figure is 7 in wide)."""
 
 
+def _legend_columns(labels: Sequence[str]) -> int:
+    """Columns of a legend above a time axes (about 4.5 in wide at 8 pt):
+    three short labels fit side by side, two of up to 30 characters, else one."""
+    longest = max((len(x) for x in labels), default=0)
+    return max(1, min(len(labels), 3 if longest <= 14 else 2 if longest <= 30 else 1))
+
+
 def _psd_label(label: str) -> str:
     """PSD axis label in the squared unit of a label such as ``"cwnd (packets)"``."""
     unit = re.search(r"\(([^()]+)\)\s*$", label)
@@ -254,7 +261,7 @@ def plot_timeseries_psd(
             if twin is not None:
                 more, more_labels = twin.get_legend_handles_labels()
                 handles, labels = handles + more, labels + more_labels
-            (twin or left).legend(handles, labels, **_ABOVE, ncols=min(len(handles), 3))
+            (twin or left).legend(handles, labels, **_ABOVE, ncols=_legend_columns(labels))
         grid[-1, 0].set_xlabel("time (s)")
         grid[-1, 1].set_xlabel("frequency (Hz)")
         if title:
