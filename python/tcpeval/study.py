@@ -23,6 +23,7 @@ from tcpeval import __version__
 from tcpeval.claims import ClaimError, parse_claims
 from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError
+from tcpeval.figure_spec import FigureSpecError, check_figure
 from tcpeval.scenario import load_scenario
 
 
@@ -245,6 +246,11 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
     for kind in ("figure", "table"):
         for i, spec in enumerate(raw.get(kind, [])):
             _req(spec, "name", f"{at}.{kind}[{i}]", str)
+    for i, spec in enumerate(raw.get("figure", [])):
+        try:
+            check_figure(spec, raw, seen)
+        except FigureSpecError as e:
+            raise StudyError(f"{at}.figure[{i}].{e.key}", f"figure {e.figure!r}: {e.message}") from None
     return Experiment(
         name=name,
         title=str(raw.get("title", name)),

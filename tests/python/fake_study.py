@@ -4,7 +4,7 @@ Experiment ``grid`` sweeps algorithm x buffer (2 x 2) with seeds 1..3: 12
 runs, one of which (cubic, buffer 60, seed 3) failed. Its metrics are made up
 (:func:`throughput`, :func:`loss`); the run :data:`TRACED` also has real
 run tables under ``runs/KEY/``, from a tiny simulation, for the timeseries
-figure. Experiment ``empty`` has no runs.
+and throughput figures. Experiment ``empty`` has no runs.
 """
 
 from __future__ import annotations
@@ -96,6 +96,26 @@ where = {{ algorithm = "reno", buffer = 20 }}
 flows = ["a"]
 link = "R1->R2"
 window = [0.5, 2.0]
+
+[[experiment.figure]]
+name = "aggregate"
+kind = "timeseries"
+where = {{ algorithm = "reno", buffer = 20 }}
+aggregate = ["a"]
+flows = ["b"]
+secondary_axis = ["b"]
+links = ["R1->R2", "R2->R1", "R9->R9"]
+psd_window = [1.0, 2.0]
+marks = [{{ x = 1.0, label = "b enters" }}, {{ x = 7.0, label = "after the run" }}]
+freq_marks = [{{ hz = 5.0, label = "five hertz" }}]
+
+[[experiment.figure]]
+name = "goodput"
+kind = "throughput"
+where = {{ algorithm = "reno", buffer = 20 }}
+interval = 0.25
+cumulative_share = true
+marks = [{{ x = 1.0, label = "b enters" }}]
 
 [[experiment.figure]]
 name = "convergence"

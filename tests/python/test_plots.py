@@ -9,8 +9,11 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from tcpeval.metrics.stats import mean_ci
+from tcpeval.plots._figure import marker_indices
 from tcpeval.plots import (
+    Mark,
     Traces,
+    plot_goodput,
     plot_heatmap,
     plot_metric_curves,
     plot_phase_bars,
@@ -234,3 +237,98 @@ def test_saving_the_same_figure_twice_gives_the_same_bytes(tmp_path):
         save_figure(plot_timeseries_psd(traces()), first)
         save_figure(plot_timeseries_psd(traces()), second)
         assert first.read_bytes() == second.read_bytes(), ext
+
+
+def ramp_then_sawtooth():
+    """100 s at 100 Hz: a slow-start ramp to 20 s, then a 2.5 s sawtooth (0.4 Hz)."""
+    t = np.arange(10000) / 100.0
+    return t, np.where(t < 20, 5 * t, 60 + 40 * ((t % 2.5) / 2.5))
+
+
+def test_psd_window_spectrum_of_the_equilibrium_beside_the_whole_run():
+    t, cwnd = ramp_then_sawtooth()
+    fig = render(plot_timeseries_psd([Traces("cwnd (packets)", t, {"f": cwnd})], psd_window=(20.0, 100.0)))
+    left, right = fig.axes
+    assert left.lines[0].get_xdata()[0] == 0.0  # the time plot keeps the ramp
+    psd_line, peak = right.lines
+    # The spectrum of [20, 100) s alone: bins of 1/80 Hz, the first shown is 1/T.
+    assert psd_line.get_xdata()[0] == pytest.approx(1 / 80)
+    assert peak.get_xdata()[0] == pytest.approx(0.4)
+    # Over the whole run the ramp dominates the low bins: another spectrum.
+    whole = render(plot_timeseries_psd([Traces("cwnd (packets)", t, {"f": cwnd})]))
+    assert whole.axes[1].lines[0].get_xdata()[0] == pytest.approx(1 / 100)
+
+
+def test_series_with_their_own_times_and_a_secondary_axis_share_a_row():
+    t, cwnd = ramp_then_sawtooth()
+    late_t = t[t >= 50]
+    row = Traces(
+        "cwnd (packets)",
+        t,
+        {"ten: sum of 10 flows": 10 * cwnd, "late": cwnd[t >= 50]},
+        times={"late": late_t},
+        secondary=["late"],
+        secondary_label="cwnd of late (packets)",
+    )
+    fig = render(plot_timeseries_psd([row], psd_window=(50.0, 100.0)))
+    left, right, twin = fig.axes
+    assert [line.get_label() for line in left.lines] == ["ten: sum of 10 flows"]
+    assert [line.get_label() for line in twin.lines] == ["late (right axis)"]
+    assert twin.lines[0].get_xdata()[0] == 50.0
+    assert twin.get_ylabel() == "cwnd of late (packets)" and left.get_ylabel() == "cwnd (packets)"
+    legend = [t.get_text() for t in twin.get_legend().get_texts()]
+    assert legend == ["ten: sum of 10 flows", "late (right axis)"]
+    # Each series its colour, dash and marker, in the time plot and the spectrum.
+    ten, late = left.lines[0], twin.lines[0]
+    assert ten.get_color() != late.get_color()
+    assert ten.get_linestyle() != late.get_linestyle() and ten.get_marker() != late.get_marker()
+    assert [line.get_color() for line in right.lines[::2]] == [ten.get_color(), late.get_color()]
+
+
+def test_marks_on_time_axes_and_freq_marks_on_spectra_are_labelled():
+    t, cwnd = ramp_then_sawtooth()
+    rows = traces()
+    fig = render(
+        plot_timeseries_psd(
+            rows,
+            marks=[Mark(26.05, "t_sat, eq. (5)"), Mark(500.0, "beyond the run")],
+            freq_marks=[Mark(0.4, "cycle, sec. 5.2")],
+        )
+    )
+    cwnd_ax, cwnd_psd, queue_ax, queue_psd = fig.axes
+    for ax in (cwnd_ax, queue_ax):
+        (mark,) = [line for line in ax.lines if list(line.get_xdata()) == [26.05, 26.05]]
+    assert max(cwnd_ax.get_xlim()) < 100  # the mark beyond the run is left out
+    legend = [x.get_text() for x in cwnd_ax.get_legend().get_texts()]
+    assert legend == ["flow 1", "flow 2", "t_sat, eq. (5)"]
+    assert [x.get_text() for x in queue_ax.get_legend().get_texts()] == ["bottleneck"]  # once
+    assert [x.get_text() for x in cwnd_psd.get_legend().get_texts()] == ["cycle, sec. 5.2"]
+    assert any(list(line.get_xdata()) == [0.4, 0.4] for line in queue_psd.lines)
+
+
+def test_goodput_steps_and_cumulative_shares():
+    begin = np.arange(10.0)
+    goodput = {"first": np.full(10, 800.0), "second": np.r_[np.zeros(5), np.full(5, 200.0)]}
+    shares = {"first": np.full(10, 0.9), "second": np.full(10, 0.1)}
+    fig = render(plot_goodput(begin, 1.0, goodput, shares=shares, marks=[Mark(5.0, "second enters")]))
+    top, bottom = fig.axes
+    first, second, mark = top.lines
+    assert list(first.get_xdata()) == list(range(11)) and first.get_drawstyle() == "steps-post"
+    assert list(second.get_ydata()[:6]) == [0, 0, 0, 0, 0, 200]
+    assert first.get_linestyle() != second.get_linestyle() and first.get_marker() != second.get_marker()
+    assert top.get_ylabel() == "goodput (Mbit/s)" and bottom.get_xlabel() == "time (s)"
+    assert bottom.get_ylim() == (0, 1) and "fraction" in bottom.get_ylabel()
+    assert list(bottom.lines[0].get_xdata()) == list(range(1, 11))  # at each interval's end
+    assert [t.get_text() for t in top.get_legend().get_texts()] == ["first", "second", "second enters"]
+    assert list(mark.get_xdata()) == [5.0, 5.0]
+    assert len(render(plot_goodput(begin, 1.0, goodput)).axes) == 1
+
+
+def test_marker_indices_spread_evenly_and_apart_per_series():
+    x = np.linspace(0, 100, 10001)
+    a, b = marker_indices(x, 0), marker_indices(x, 1)
+    assert len(a) == 10 and not set(a) & set(b)
+    assert np.allclose(np.diff(x[a]), 10.0, atol=0.02)
+    f = np.geomspace(0.01, 100, 1000)
+    logs = np.log10(f[marker_indices(f, 0, log=True)])
+    assert np.allclose(np.diff(logs), 0.4, atol=0.01)  # 4 decades, 10 markers

@@ -34,9 +34,11 @@ DRAWN = [
     "grid-phases-buffer-20",
     "grid-phases-buffer-60",
     "grid-traces",
+    "grid-aggregate",
+    "grid-goodput",
 ]
 """The figures of the fake study that have data: the line, the heat map, the
-bars split by buffer, and the timeseries of one point."""
+bars split by buffer, and the timeseries and throughput figures of one point."""
 
 
 def hand_ci(values: list[float]) -> tuple[float, float]:
@@ -374,3 +376,86 @@ def test_a_top_claim_ranks_one_value_against_all_others():
     assert (v.verdict, v.measured) == ("pass", "reno 300; best other bic 690")
     # The item not run at that point: not measured.
     assert verdict({**claim, "item": "vegas"}, {"e": runs}, quick=False).verdict == "n/a"
+
+
+def traced_run(fake_study_dir):
+    """The tables of the run the timeseries and throughput figures show."""
+    from fake_study import TRACED
+
+    from tcpeval.store import load_run
+
+    return load_run(fake_study_dir / "runs" / run_key(*TRACED))
+
+
+def test_aggregate_secondary_axis_links_psd_window_and_marks(figures, fake_study_dir):
+    from tcpeval.metrics.runview import run_flow_trace, run_queue_trace
+
+    out = figures["grid-aggregate"]
+    cwnd, cwnd_psd, q1, q1_psd, q2, q2_psd, twin = out.figure.axes
+    result = traced_run(fake_study_dir)
+    # The aggregate of the one flow "a" is that flow's cwnd; "b" is on the right axis.
+    (a_sum, b_enters) = cwnd.lines
+    assert a_sum.get_label() == "a: sum of 1 flow"
+    t, a = run_flow_trace(result, "a", "cwnd")
+    assert list(a_sum.get_xdata()) == list(t) and list(a_sum.get_ydata()) == list(a)
+    assert [line.get_label() for line in twin.lines] == ["b (right axis)"]
+    assert twin.lines[0].get_xdata()[0] == pytest.approx(1.0)  # b starts at 1 s
+    assert twin.get_ylabel() == "cwnd of b (packets)"
+    # One queue row per link named; the missing one is noted.
+    assert [ax.lines[0].get_label() for ax in (q1, q2)] == ["R1->R2", "R2->R1"]
+    _, q = run_queue_trace(result, "R2->R1", "qlen")
+    assert list(q2.lines[0].get_ydata()) == list(q)
+    assert any("'R9->R9'" in n for n in out.notes)
+    # Time plots over the whole run, spectra over psd_window [1, 2] s: bins of 1 Hz.
+    assert min(q1.lines[0].get_xdata()) == 0.0
+    assert q1_psd.lines[0].get_xdata()[0] == pytest.approx(1.0)
+    assert out.figure.get_suptitle().startswith("aggregate, spectra over [1, 2] s")
+    # The mark in the run is drawn and named; the one after it is left out with a note.
+    assert list(b_enters.get_xdata()) == [1.0, 1.0]
+    assert "b enters" in [t.get_text() for t in twin.get_legend().get_texts()]
+    assert any("'after the run' at 7 s is outside" in n for n in out.notes)
+    assert [t.get_text() for t in cwnd_psd.get_legend().get_texts()] == ["five hertz"]
+
+
+def test_throughput_figure_bins_goodput_and_shares_the_data(figures, fake_study_dir):
+    from tcpeval.metrics.runview import run_flow_trace
+
+    out = figures["grid-goodput"]
+    top, bottom = out.figure.axes
+    a, b, mark = top.lines
+    assert (a.get_label(), b.get_label(), mark.get_label()) == ("a", "b", "b enters")
+    assert top.get_ylabel() == "goodput per 0.25 s (Mbit/s)"
+    assert list(a.get_xdata()) == pytest.approx([0.25 * k for k in range(9)])  # 8 intervals of 2 s
+    result = traced_run(fake_study_dir)
+    t, delivered = run_flow_trace(result, "a", "delivered")
+    in_second = (np.interp(1.25, t, delivered) - np.interp(1.0, t, delivered)) * 8 / 0.25 / 1e6
+    assert a.get_ydata()[4] == pytest.approx(in_second)
+    assert list(b.get_ydata()[:4]) == [0, 0, 0, 0]  # b has not started
+    share_a, share_b = bottom.lines[:2]
+    assert np.allclose(share_a.get_ydata() + share_b.get_ydata(), 1.0)
+    total_a = np.interp(2.0, t, delivered)
+    tb, db = run_flow_trace(result, "b", "delivered")
+    assert share_a.get_ydata()[-1] == pytest.approx(total_a / (total_a + np.interp(2.0, tb, db)))
+
+
+def test_summed_series_counts_a_flow_absent_at_a_time_as_zero():
+    from tcpeval.report.traces import summed_series
+
+    early = (np.array([0.0, 0.1, 0.2, 0.3]), np.array([1.0, 2.0, 3.0, 4.0]))
+    late = (np.array([0.2, 0.3, 0.4]) + 1e-12, np.array([10.0, 20.0, 30.0]))  # same grid, round-off
+    t, total = summed_series([early, late])
+    assert list(t) == pytest.approx([0.0, 0.1, 0.2, 0.3, 0.4])
+    assert list(total) == [1.0, 2.0, 13.0, 24.0, 30.0]
+    assert [a.size for a in summed_series([])] == [0, 0]
+
+
+def test_cumulative_shares_and_goodput_bins():
+    from tcpeval.report.traces import cumulative_shares, goodput_bins
+
+    shares = cumulative_shares({"x": np.array([0.0, 3.0, 6.0]), "y": np.array([0.0, 1.0, 6.0])})
+    assert np.isnan(shares["x"][0]) and list(shares["x"][1:]) == [0.75, 0.5]
+    assert list(shares["y"][1:]) == [0.25, 0.5]
+    # 125 000 bytes per s = 1 Mbit/s; the flow starts at 1 s (held at 0 before).
+    t = np.array([1.0, 2.0, 3.0])
+    begin, mbps = goodput_bins(t, np.array([0.0, 125_000.0, 250_000.0]), 1.0, 0.0, 3.0)
+    assert list(begin) == [0.0, 1.0, 2.0] and list(mbps) == pytest.approx([0.0, 1.0, 1.0])

@@ -71,6 +71,11 @@ def test_report_renders_offline_without_errors(browser, fake_report, fake_study_
     for image in images:
         assert image["complete"] and image["w"] > 0 and image["h"] > 0 and image["shown"] > 100
     assert page.locator("svg").count() == 0  # figures are <img>, each checked above
+    # Each figure kind is among them: a timeseries with an aggregate, a
+    # secondary axis, two queue rows and marks, and a throughput figure.
+    for name in ("grid-traces", "grid-aggregate", "grid-goodput"):
+        image = page.locator(f"figure#fig-{name} img")
+        assert image.evaluate("i => i.complete && i.naturalWidth > 0 && i.naturalHeight > 0")
 
     assert page.title() == "<script>alert(1)</script> & co"
     assert page.locator("h1").inner_text() == "<script>alert(1)</script> & co"

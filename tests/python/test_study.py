@@ -379,3 +379,59 @@ min = 1.0
     with pytest.raises(StudyError) as e:
         parse_study(two + ratio.replace('experiment = "grid2"', 'experiment = "grid3"'))
     assert e.value.field == "claim[0].denominator.experiment"
+
+
+FIGURE = """
+[[experiment.figure]]
+name = "traces"
+kind = "timeseries"
+where = { algorithm = "reno", rtt = 20 }
+aggregate = ["a"]
+flows = ["b"]
+secondary_axis = ["b"]
+links = ["R1->R2", "R2->R1"]
+window = [0, 4]
+psd_window = [1, 4]
+marks = [{ x = 1.0, label = "b starts" }]
+freq_marks = [{ hz = 2.5, label = "cycle, eq. (6)" }]
+[[experiment.figure]]
+name = "shares"
+kind = "throughput"
+interval = 0.5
+cumulative_share = true
+marks = [{ x = 1.0, label = "b starts" }]
+"""
+
+
+@pytest.mark.parametrize(
+    ("edit", "key", "message"),
+    [
+        (("psd_window = [1, 4]", "psd_window = [4, 1]"), "figure[0].psd_window", "0 <= t_start < t_end"),
+        (("psd_window = [1, 4]", "psd_window = 3"), "figure[0].psd_window", "[t_start, t_end] in s"),
+        (('aggregate = ["a"]', "aggregate = []"), "figure[0].aggregate", "non-empty list of names"),
+        (('secondary_axis = ["b"]', 'secondary_axis = ["c"]'), "figure[0].secondary_axis", "'c' is neither"),
+        (('links = ["R1->R2", "R2->R1"]', 'links = ["R1->R2"]\nlink = "R1->R2"'), "figure[0].links", "not both"),
+        (('links = ["R1->R2", "R2->R1"]', 'links = "R1->R2"'), "figure[0].links", "non-empty list of names"),
+        (("{ x = 1.0, label", "{ t = 1.0, label"), "figure[0].marks[0]", "exactly the keys x (s) and label"),
+        (('label = "b starts" }]\nfreq', 'label = "" }]\nfreq'), "figure[0].marks[0].label", "non-empty string"),
+        (("{ hz = 2.5,", "{ hz = -1,"), "figure[0].freq_marks[0].hz", "number > 0 (Hz)"),
+        (("freq_marks = [{", "freq_marks = [ 3, {"), "figure[0].freq_marks[0]", "exactly the keys hz (Hz)"),
+        (("rtt = 20 }", "rtt = 30 }"), "figure[0].where.rtt", "30 is not one of its values [20, 40]"),
+        (("psd_window", "psd_windw"), "figure[0].psd_windw", "unknown key for a timeseries figure; allowed:"),
+        (("interval = 0.5", "interval = 0"), "figure[1].interval", "number > 0 (s)"),
+        (("interval = 0.5\n", ""), "figure[1].interval", "missing (a throughput figure needs interval)"),
+        (("cumulative_share = true", 'cumulative_share = "yes"'), "figure[1].cumulative_share", "true or false"),
+        (("cumulative_share", "psd_window = [1, 2]\ncumulative_share"), "figure[1].psd_window", "unknown key"),
+        (('kind = "throughput"', 'kind = "pie"'), "figure[1].kind", "unknown kind 'pie'; use line,"),
+    ],
+)
+def test_figures_are_checked_when_the_study_is_loaded(edit, key, message) -> None:
+    study = parse_study(TINY + FIGURE)
+    assert [f["name"] for f in study.experiments[0].figures] == ["traces", "shares"]
+    assert FIGURE.count(edit[0]) >= 1
+    with pytest.raises(StudyError) as e:
+        parse_study(TINY + FIGURE.replace(*edit, 1))
+    assert e.value.field == f"experiment[0].{key}"
+    name = "traces" if key.startswith("figure[0]") else "shares"
+    assert e.value.message.startswith(f"figure {name!r}: ")
+    assert message in e.value.message

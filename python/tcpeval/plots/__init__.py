@@ -10,11 +10,14 @@ from ._figure import save as save_figure
 from ._figure import save_formats
 from .bars import plot_phase_bars
 from .curves import plot_metric_curves
+from .goodput import plot_goodput
 from .heatmap import plot_heatmap
-from .timeseries import Traces, plot_timeseries_psd
+from .timeseries import Mark, Traces, plot_timeseries_psd
 
 __all__ = [
+    "Mark",
     "Traces",
+    "plot_goodput",
     "plot_heatmap",
     "plot_metric_curves",
     "plot_phase_bars",

@@ -12,10 +12,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import matplotlib as mpl
+import numpy as np
 from matplotlib import cycler
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 _TAB20 = list(mpl.colormaps["tab20"].colors)
 #: 20 distinct colours: tab10's ten strong ones, then their light partners, so
@@ -53,6 +55,74 @@ UNDATED = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}
 bytes (a report rebuilt from the same runs is byte-identical)."""
 
 FORMATS = (".png", ".svg", ".pdf")
+
+
+LINESTYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def series_style(index: int) -> dict[str, object]:
+    """Line style and marker of the ``index``-th series of an axes, so that
+    series stay apart in grey-scale print and for colour-blind readers (the
+    colour still comes from the cycle): four dash patterns times eight open
+    markers. Place the markers with :func:`marker_indices`."""
+    return {
+        "linestyle": LINESTYLES[index % len(LINESTYLES)],
+        "marker": MARKERS[index % len(MARKERS)],
+        "markersize": 3.5,
+        "markerfacecolor": "none",
+    }
+
+
+def marker_indices(x: np.ndarray, index: int, count: int = 10, log: bool = False) -> list[int]:
+    """Indices of the samples of ``x`` (ascending: times, frequencies) nearest
+    to ``count`` evenly spaced positions over its range (log-spaced when
+    ``log``), for ``markevery``: a few markers per line whatever its number of
+    samples or its wiggles. The ``index``-th series is offset by a different
+    fraction of a spacing so markers of different series do not coincide."""
+    x = np.asarray(x, dtype=float)
+    keep = np.isfinite(x) & ((x > 0) if log else True)
+    if not keep.any():
+        return []
+    lo, hi = float(x[keep].min()), float(x[keep].max())
+    if log:
+        lo, hi = np.log10(lo), np.log10(hi)
+    offset = (0.5 + 0.618 * index) % 1.0
+    targets = lo + (np.arange(count) + offset) * (hi - lo) / count
+    if log:
+        targets = 10.0**targets
+    picked = np.clip(np.searchsorted(x, targets), 0, x.size - 1)
+    return sorted({int(i) for i in picked})
+
+
+MARK_STYLES = (
+    ("black", (0, (5, 2))),
+    ("dimgray", (0, (1, 1.5))),
+    ("black", (0, (6, 2, 1, 2))),
+    ("gray", (0, (3, 1, 1, 1, 1, 1))),
+)
+"""Colour and dash pattern of the analytic marks (:func:`draw_marks`): neutral
+greys, so they never look like a series, each mark its own pattern."""
+
+
+def draw_marks(
+    ax: Axes, marks: Sequence[tuple[float, str]], *, lo: float, hi: float, legend: bool
+) -> list[Line2D]:
+    """Draw a vertical line at each ``(position, label)`` of ``marks`` that
+    lies within ``[lo, hi]`` (axis units: s on a time axis, Hz on a spectrum),
+    labelled for the legend when ``legend`` (else hidden from it); marks
+    outside are left out so they never stretch the axis. Returns the lines."""
+    lines = []
+    for i, (position, text) in enumerate(marks):
+        if not lo <= position <= hi:
+            continue
+        color, dashes = MARK_STYLES[i % len(MARK_STYLES)]
+        lines.append(
+            ax.axvline(
+                position, color=color, linestyle=dashes, linewidth=1.0, label=text if legend else "_nolegend_"
+            )
+        )
+    return lines
 
 
 def place_legend(ax: Axes) -> None:

@@ -23,12 +23,21 @@ brackets; every kind also takes [title], [xlabel], [ylabel]):
     (:func:`tcpeval.plots.plot_phase_bars`).
 ``timeseries``
     [where] (table: sweep parameter -> value, the points shown), [flows]
-    (flow-name selectors, default all), [link] (default ``"R1->R2"``),
-    [window] (``[t_start, t_end]``, s): cwnd of the selected flows and queue
-    of the link in the first (lowest) seed's run of each point, with their
-    power spectra (:func:`tcpeval.plots.plot_timeseries_psd`). Flows whose
-    sample times differ (different start or stop) get a row each.
+    (flow-name selectors, default every flow not in an aggregate),
+    [aggregate] (selectors: one line each, the summed cwnd of the flows it
+    matches), [secondary_axis] (selectors drawn on a right-hand axis),
+    [link] (default ``"R1->R2"``) or [links] (a queue row each), [window]
+    (``[t_start, t_end]``, s, the time axes), [psd_window] (the spectra's
+    window, default ``window``), [marks] (``{x, label}``, s),
+    [freq_marks] (``{hz, label}``, Hz): one cwnd row and a queue row per
+    link of the first (lowest) seed's run of each point, with their power
+    spectra (:func:`tcpeval.plots.plot_timeseries_psd`).
+``throughput``
+    interval (s), [where], [flows], [window], [cumulative_share] (bool),
+    [marks]: each flow's goodput per interval of the lowest seed's run, and
+    its share of the data delivered so far (:func:`tcpeval.plots.plot_goodput`).
 
+Every key is checked first (:func:`tcpeval.figure_spec.check_figure`).
 A figure with nothing to draw is not saved: its :class:`FigureOutput` carries
 a message saying why, which the page shows instead.
 """
@@ -45,10 +54,14 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..figure_spec import KIND_KEYS, FigureSpecError, check_figure
+from ..metrics._series import cumulative_at
 from ..metrics.runview import run_flow_trace, run_queue_trace
 from ..metrics.stats import nan_mean_ci
 from ..plots import (
+    Mark,
     Traces,
+    plot_goodput,
     plot_heatmap,
     plot_metric_curves,
     plot_phase_bars,
@@ -59,6 +72,7 @@ from ..result import RunResult
 from ..store import load_run
 from .data import RUN_COLUMNS, StudyResults, Value, canonical, ok_runs, present_values, select
 from .saving import FigureSaver
+from .traces import cumulative_shares, goodput_bins, matches, summed_series
 
 FORMATS = ("png", "svg", "pdf")
 """The formats every figure is saved in, by file extension."""
@@ -135,6 +149,10 @@ class _Context:
         self.params = list(experiment.get("sweep", {}))
         frame = study.runs[experiment["name"]]
         self.metrics = list(frame.columns[len(RUN_COLUMNS) + len(self.params) :])
+        try:
+            check_figure(spec, experiment, self.metrics)
+        except FigureSpecError as e:
+            raise ValueError(f"{self.where}: {e.key}: {e.message}") from None
 
     def require(self, key: str) -> Any:
         if key not in self.spec:
@@ -229,12 +247,6 @@ def _bars(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Fi
     )
 
 
-def _matches(name: str, selector: str) -> bool:
-    """A flow-name selector matches the flow of that name and the copies of a
-    flow with ``count`` (``base`` matches ``base.0``, ``base.1``)."""
-    return name == selector or name.startswith(f"{selector}.")
-
-
 def _samples_in(t: np.ndarray, window: tuple[float | None, float | None]) -> int:
     """Samples of ``t`` (s) inside the half-open window ``[t_start, t_end)``."""
     lo, hi = window
@@ -243,51 +255,195 @@ def _samples_in(t: np.ndarray, window: tuple[float | None, float | None]) -> int
     )
 
 
-def _traces(
-    ctx: _Context, result: RunResult, window: tuple[float | None, float | None], notes: list[str]
-) -> list[Traces]:
-    """The cwnd rows (flows grouped by identical sample times) and the queue
-    row of one run; what cannot be shown is added to ``notes``."""
+Window = tuple[float | None, float | None]
+"""``(t_start, t_end)`` in s; None is open."""
+
+
+def _window(ctx: _Context, key: str) -> Window | None:
+    """The ``[t_start, t_end]`` of ``key`` (s), None when the figure has none."""
+    value = ctx.spec.get(key)
+    return None if value is None else (float(value[0]), float(value[1]))
+
+
+def _selected(ctx: _Context, names: list[str], key: str, notes: list[str]) -> list[str]:
+    """The flows matched by the selectors under ``key``, in run order; a
+    selector that matches none is noted."""
+    selectors = ctx.spec.get(key, [])
+    for s in selectors:
+        if not any(matches(n, s) for n in names):
+            notes.append(f"{key}: no flow matches {s!r} (flows: {', '.join(names)})")
+    return [n for n in names if any(matches(n, s) for s in selectors)]
+
+
+def _cwnd_row(
+    ctx: _Context, result: RunResult, window: Window, psd_window: Window, notes: list[str]
+) -> Traces | None:
+    """The cwnd row of one run: each selected flow, each aggregate's summed
+    cwnd, the ``secondary_axis`` ones on the right; what cannot be shown is
+    added to ``notes``. None when no series has two samples in the window."""
     names = [str(n) for n in result.flows["name"]]
-    selectors = ctx.spec.get("flows")
-    chosen = names if selectors is None else [n for n in names if any(_matches(n, s) for s in selectors)]
-    for s in selectors or []:
-        if not any(_matches(n, s) for n in names):
-            notes.append(f"no flow matches {s!r} (flows: {', '.join(names)})")
-    by_times: dict[bytes, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+    aggregates = list(ctx.spec.get("aggregate", []))
+    if "flows" in ctx.spec:
+        chosen = _selected(ctx, names, "flows", notes)
+    else:  # every flow that is not part of an aggregate
+        chosen = [n for n in names if not any(matches(n, a) for a in aggregates)]
+    series: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in chosen:
-        t, cwnd = run_flow_trace(result, name, "cwnd")
-        if _samples_in(t, window) < 2:
-            notes.append(f"flow {name} has fewer than 2 cwnd samples in the window")
+        series[name] = run_flow_trace(result, name, "cwnd")
+    for selector in aggregates:
+        members = [n for n in names if matches(n, selector)]
+        if not members:
+            notes.append(f"aggregate: no flow matches {selector!r} (flows: {', '.join(names)})")
             continue
-        by_times.setdefault(t.tobytes(), (t, {}))[1][name] = cwnd
-    rows = [Traces("cwnd (packets)", t, series) for t, series in by_times.values()]
-    link = str(ctx.spec.get("link", DEFAULT_LINK))
-    if link not in set(result.links["name"]):
-        notes.append(f"no link named {link!r}")
-        return rows
-    t, qlen = run_queue_trace(result, link, "qlen")
-    if _samples_in(t, window) < 2:
-        notes.append(f"link {link} has fewer than 2 queue samples in the window (is it monitored?)")
-    else:
-        rows.append(Traces("queue (packets)", t, {link: qlen}))
+        label = f"{selector}: sum of {len(members)} flow{'s' if len(members) > 1 else ''}"
+        series[label] = summed_series([run_flow_trace(result, n, "cwnd") for n in members])
+        aggregates[aggregates.index(selector)] = label
+    for name, (t, _) in list(series.items()):
+        if _samples_in(t, window) < 2:
+            notes.append(f"{name} has fewer than 2 cwnd samples in the window")
+            del series[name]
+        elif _samples_in(t, psd_window) < 2:
+            notes.append(f"{name} has fewer than 2 cwnd samples in the spectrum window: no spectrum")
+    if not series:
+        return None
+    right = ctx.spec.get("secondary_axis", [])
+    secondary = [
+        label
+        for label in series
+        if any(matches(label, s) or label.startswith(f"{s}: sum of ") for s in right)
+    ]
+    if secondary and len(secondary) == len(series):
+        notes.append("secondary_axis selects every series: all are drawn on the left axis")
+        secondary = []
+    on_right = ", ".join(secondary)
+    return Traces(
+        "cwnd (packets)",
+        np.empty(0),
+        {name: v for name, (_, v) in series.items()},
+        times={name: t for name, (t, _) in series.items()},
+        secondary=secondary,
+        secondary_label=f"cwnd of {on_right} (packets)" if secondary else None,
+    )
+
+
+def _queue_rows(ctx: _Context, result: RunResult, window: Window, notes: list[str]) -> list[Traces]:
+    """One queue row per link of ``links`` (or the one ``link``); a link not
+    in the run or without samples in the window is noted."""
+    links = ctx.spec.get("links", [ctx.spec.get("link", DEFAULT_LINK)])
+    present = set(result.links["name"])
+    rows = []
+    for link in map(str, links):
+        if link not in present:
+            notes.append(f"no link named {link!r} (links: {', '.join(sorted(map(str, present)))})")
+            continue
+        t, qlen = run_queue_trace(result, link, "qlen")
+        if _samples_in(t, window) < 2:
+            notes.append(f"link {link} has fewer than 2 queue samples in the window (is it monitored?)")
+        else:
+            rows.append(Traces("queue (packets)", t, {link: qlen}))
     return rows
 
 
-def _timeseries(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Figure | str:
-    window = ctx.spec.get("window")
-    if window is not None and len(window) != 2:
-        raise ValueError(f"{ctx.where}: window must be [t_start, t_end] in s")
-    bounds = (None, None) if window is None else (float(window[0]), float(window[1]))
+def _marks(
+    ctx: _Context, key: str, position: str, lo: float, hi: float, unit: str, notes: list[str]
+) -> list[Mark]:
+    """The marks under ``key`` whose ``position`` lies in ``[lo, hi]`` (the
+    axis' range in ``unit``); the others are noted as left out."""
+    shown = []
+    for mark in ctx.spec.get(key, []):
+        at = float(mark[position])
+        if lo <= at <= hi:
+            shown.append(Mark(at, str(mark["label"])))
+        else:
+            notes.append(
+                f"{key}: {mark['label']!r} at {at:g} {unit} is outside the axis ({lo:g} to {hi:g} {unit})"
+            )
+    return shown
+
+
+def _first_run(ctx: _Context, runs: pd.DataFrame) -> tuple[pd.Series, RunResult | str]:
+    """The lowest seed's run of ``runs`` and its tables, or why they are missing."""
     first = runs.sort_values(["seed", "key"], kind="stable").iloc[0]
     run_dir = ctx.study.directory / "runs" / str(first["key"])
     if not (run_dir / "summary.json").exists():
-        return f"the tables of run {first['key']} (seed {first['seed']}) are not in runs/"
-    rows = _traces(ctx, load_run(run_dir), bounds, notes)
+        return first, f"the tables of run {first['key']} (seed {first['seed']}) are not in runs/"
+    return first, load_run(run_dir)
+
+
+def _span(window: Window, duration: float) -> tuple[float, float]:
+    """A window with its open ends at 0 and the run's end, clipped to the run (s)."""
+    lo = 0.0 if window[0] is None else window[0]
+    hi = duration if window[1] is None else min(window[1], duration)
+    return lo, hi
+
+
+def _frequency_span(rows: list[Traces], psd_window: Window, duration: float) -> tuple[float, float]:
+    """The frequencies (Hz) a spectrum of ``psd_window`` can show: from one
+    cycle in the window to the Nyquist frequency of the finest sampling."""
+    lo, hi = _span(psd_window, duration)
+    periods = [float(np.median(np.diff(t))) for row in rows for _, t, _ in row.series() if t.size > 1]
+    nyquist = 1.0 / (2.0 * min(periods)) if periods else 0.0
+    return (1.0 / (hi - lo) if hi > lo else np.inf), nyquist
+
+
+def _timeseries(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Figure | str:
+    bounds = _window(ctx, "window") or (None, None)
+    spectral = _window(ctx, "psd_window") or bounds
+    first, result = _first_run(ctx, runs)
+    if isinstance(result, str):
+        return result
+    cwnd = _cwnd_row(ctx, result, bounds, spectral, notes)
+    rows = ([cwnd] if cwnd is not None else []) + _queue_rows(ctx, result, bounds, notes)
     if not rows:
         return "no cwnd or queue series to show"
+    duration = float(result.duration)
+    marks = _marks(ctx, "marks", "x", *_span(bounds, duration), "s", notes)
+    freq_marks = _marks(ctx, "freq_marks", "hz", *_frequency_span(rows, spectral, duration), "Hz", notes)
+    if "psd_window" in ctx.spec:
+        lo, hi = _span(spectral, duration)
+        title = f"{title}, spectra over [{lo:g}, {hi:g}] s"
     return plot_timeseries_psd(
-        rows, t_start=bounds[0], t_end=bounds[1], title=f"{title}, seed {first['seed']}"
+        rows,
+        t_start=bounds[0],
+        t_end=bounds[1],
+        psd_window=spectral,
+        marks=marks,
+        freq_marks=freq_marks,
+        title=f"{title}, seed {first['seed']}",
+    )
+
+
+def _throughput(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Figure | str:
+    interval = float(ctx.require("interval"))
+    first, result = _first_run(ctx, runs)
+    if isinstance(result, str):
+        return result
+    lo, hi = _span(_window(ctx, "window") or (None, None), float(result.duration))
+    if hi - lo < interval:
+        return f"the window [{lo:g}, {hi:g}] s is shorter than one interval of {interval:g} s"
+    names = [str(n) for n in result.flows["name"]]
+    chosen = _selected(ctx, names, "flows", notes) if "flows" in ctx.spec else names
+    goodput: dict[str, np.ndarray] = {}
+    delivered: dict[str, np.ndarray] = {}
+    begin = np.empty(0)
+    for name in chosen:
+        t, d = run_flow_trace(result, name, "delivered")
+        if t.size == 0:
+            notes.append(f"flow {name} has no delivered-bytes samples")
+            continue
+        begin, goodput[name] = goodput_bins(t, d, interval, lo, hi)
+        delivered[name] = cumulative_at(t, d, begin + interval) - cumulative_at(t, d, [lo])[0]
+    if not goodput:
+        return "no flow to show"
+    return plot_goodput(
+        begin,
+        interval,
+        goodput,
+        shares=cumulative_shares(delivered) if ctx.spec.get("cumulative_share", False) else None,
+        marks=_marks(ctx, "marks", "x", lo, hi, "s", notes),
+        xlabel=ctx.spec.get("xlabel", "time (s)"),
+        ylabel=ctx.spec.get("ylabel", f"goodput per {interval:g} s (Mbit/s)"),
+        title=f"{title}, seed {first['seed']}",
     )
 
 
@@ -308,14 +464,14 @@ def _layout(ctx: _Context) -> tuple[Builder, list[str], dict[str, Value]]:
         builder, placed = _heatmap, [ctx.param("x"), ctx.param("y")]
     elif kind == "bars":
         builder, placed = _bars, [ctx.optional_param("group")]
-    elif kind == "timeseries":
-        builder, placed = _timeseries, []
+    elif kind in ("timeseries", "throughput"):
+        builder, placed = (_timeseries if kind == "timeseries" else _throughput), []
         for param, value in ctx.spec.get("where", {}).items():
             if param not in ctx.params:
                 raise ValueError(f"{ctx.where}: where names {param!r}, not a sweep parameter")
             fixed[param] = canonical(value)
     else:
-        raise ValueError(f"{ctx.where}: unknown kind {kind!r}; use line, heatmap, bars or timeseries")
+        raise ValueError(f"{ctx.where}: unknown kind {kind!r}; use {', '.join(KIND_KEYS)}")
     facet = ctx.optional_param("facet")
     first = [facet] if facet is not None else []
     rest = [p for p in ctx.params if p not in placed and p not in fixed and p != facet]
