@@ -24,6 +24,7 @@ from tcpeval.claims import ClaimError, parse_claims
 from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError
 from tcpeval.scenario import load_scenario
+from tcpeval.scenario_checks import check_toml_file
 
 
 class StudyError(ScenarioError):
@@ -97,7 +98,9 @@ class RunSpec:
     key: str
 
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+"""A name of a study, experiment or sweep parameter (matched whole: ``$`` would let a
+trailing newline through)."""
 _TOKEN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|\d+)\])?$")
 
 
@@ -177,7 +180,7 @@ def _sweep(raw: Any, at: str) -> list[SweepParam]:
     out = []
     for name, spec in raw.items():
         f = f"{at}.{name}"
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             raise StudyError(f, "parameter names use a-z, 0-9, _ and -")
         if not isinstance(spec, dict):
             raise StudyError(f, "must be a table { path = ..., values = [...] }")
@@ -197,7 +200,7 @@ def _sweep(raw: Any, at: str) -> list[SweepParam]:
 
 def _experiment(raw: dict[str, Any], at: str) -> Experiment:
     name = _req(raw, "name", at, str)
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise StudyError(f"{at}.name", "use a-z, 0-9, _ and -")
     allowed = {
         "name",
@@ -328,8 +331,10 @@ def parse_study(text: str, origin: str = "study") -> Study:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise StudyError("", f"{origin}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise StudyError("", f"{origin}: tables or arrays nested too deeply") from None
     name = _req(raw, "name", "", str)
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise StudyError("name", "use a-z, 0-9, _ and -")
     reps = raw.get("replications", 1)
     if not isinstance(reps, int) or not 1 <= reps <= 1000:
@@ -384,9 +389,14 @@ def load_study(name_or_path: str | Path) -> Study:
     """Loads a shipped study by name, or a study file by path."""
     p = study_path(name_or_path)
     try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise StudyError("", f"study file not found: {p}") from None
+        check_toml_file(p)
+        text = p.read_text(encoding="utf-8")
+    except ScenarioError as e:
+        raise StudyError("", f"study {e.message}") from None
+    except UnicodeDecodeError as e:
+        raise StudyError("", f"{p}: not a TOML text file (not UTF-8 at byte {e.start})") from None
+    except OSError as e:
+        raise StudyError("", f"cannot read {p}: {e.strerror or e}") from None
     return parse_study(text, str(p))
 
 
