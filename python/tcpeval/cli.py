@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from tcpeval import __version__
-from tcpeval.errors import ScenarioError
+from tcpeval.errors import ScenarioError, StoreError
 from tcpeval.study import Study, StudyError
 
 
@@ -97,6 +97,13 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     from tcpeval.runner import run_study
     from tcpeval.study import load_study
 
+    if args.scheduler:
+        from tcpeval.runner import dask_missing_message
+
+        if missing := dask_missing_message():
+            # Checked before anything is created (the results directory).
+            print(f"tcpeval: --scheduler {args.scheduler}: {missing}", file=sys.stderr)
+            return 2
     study = load_study(study_ref)
     mode = "quick" if args.quick else "full"
     suffix = f"-{args.platform}" if args.platform else ""
@@ -186,10 +193,22 @@ def _cmd_results(args: argparse.Namespace) -> int:
         return 0
     if args.csv:
         print(df.to_csv(index=False), end="")
-    else:
-        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 500):
-            print(df.drop(columns=["key", "error"]).to_string(index=False))
+        return 0
+    shown = df.drop(columns=["key", "error"])
+    errors = df["error"].dropna()
+    if len(errors):
+        # A failed run's error, or a stored run's failed metrics: the first line, shortened.
+        shown["error"] = df["error"].map(lambda e: "" if not isinstance(e, str) else _first_line(e, 70))
+    with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_rows", 500):
+        print(shown.to_string(index=False))
+    if len(errors):
+        print(f"\n{len(errors)} run(s) with errors; `--csv` gives the full text")
     return 0
+
+
+def _first_line(text: str, width: int) -> str:
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= width else line[: width - 3] + "..."
 
 
 def _workers(text: str) -> int:
@@ -274,10 +293,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _io_problem(e: OSError) -> str:
+    """An I/O error as one line naming the path."""
+    if isinstance(e, StoreError):
+        return str(e)
+    where = f"{e.filename}: " if e.filename else ""
+    return f"{where}{e.strerror or e}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader went away (`tcpeval results query DIR | head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except StudyError as e:
         print(f"tcpeval: invalid study: {e}", file=sys.stderr)
         return 2
@@ -287,6 +319,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"tcpeval: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        # A full disk, a read-only directory, a damaged results file: one
+        # line naming the path; what was stored stays, and a rerun resumes.
+        print(f"tcpeval: {_io_problem(e)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         # The finished runs are stored; runs in progress are abandoned rather
         # than waited for (a worker thread cannot stop a simulation midway).

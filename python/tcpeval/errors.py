@@ -14,6 +14,9 @@ class ScenarioError(ValueError):
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
 
+    def __reduce__(self) -> tuple[object, ...]:  # picklable across processes
+        return (type(self), (self.field, self.message))
+
 
 class StoreError(OSError):
     """A results file or directory cannot be read or written, or its
@@ -24,3 +27,6 @@ class StoreError(OSError):
         self.path = str(path)
         self.message = message
         super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:  # picklable across processes
+        return (type(self), (self.path, self.message))

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tcpeval.errors import StoreError
+
 CHUNK = 1 << 20
 
 
@@ -49,9 +51,13 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` atomically (see the module doc)."""
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(data)
+    """Writes ``data`` to ``path`` atomically (see the module doc); an
+    :class:`OSError` becomes a :class:`~tcpeval.errors.StoreError` naming ``path``."""
+    try:
+        with atomic_path(path) as tmp:
+            tmp.write_bytes(data)
+    except OSError as e:
+        raise StoreError(path, f"cannot write: {e.strerror or e}") from None
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:

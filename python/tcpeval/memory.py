@@ -89,7 +89,10 @@ def _core_links(topology: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any
         return [("topology.bottleneck", _dict(topology.get("bottleneck")), 2)]
     links = [_dict(link) for link in _list(topology.get("links"))]
     if kind == "graph":
-        return [(f"topology.links[{i}]", link, 2 if link.get("duplex", True) else 1) for i, link in enumerate(links)]
+        return [
+            (f"topology.links[{i}]", link, 2 if link.get("duplex", True) else 1)
+            for i, link in enumerate(links)
+        ]
     return [(f"topology.links[{i}]", link, 2) for i, link in enumerate(links)]
 
 

@@ -345,7 +345,9 @@ def run_study(
         damaged = db.damaged(wanted)
         for key, problems in sorted(damaged.items()):
             for problem in problems:
-                print(f"tcpeval: stored run {key} is damaged: {problem}; simulating it again", file=sys.stderr)
+                print(
+                    f"tcpeval: stored run {key} is damaged: {problem}; simulating it again", file=sys.stderr
+                )
         stale = {n for n, d in info["metrics"].items() if measured.get(n) != d}
         _remeasure(db, specs, metric_specs, stale, show, set(damaged))
         db.write_study(study.source, info)

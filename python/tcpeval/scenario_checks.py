@@ -99,7 +99,7 @@ def check_shape(data: Mapping[str, Any]) -> None:
             extra = sorted(set(value) - {"kind"})
             if extra:
                 raise ScenarioError(
-                    field_path((*path, extra[0])), "unknown field; `kind = \"internet\"` takes no other field"
+                    field_path((*path, extra[0])), 'unknown field; `kind = "internet"` takes no other field'
                 )
 
 

@@ -150,7 +150,11 @@ def _read_summary(path: Path) -> dict[str, Any]:
         raise StoreError(path, f"not a valid run summary (broken JSON: {e})") from None
     except OSError as e:
         raise StoreError(path, f"cannot read: {e.strerror or e}") from None
-    missing = [k for k in ("scenario", "sim_time_s", "events", "wall_time_s") if not isinstance(meta, dict) or k not in meta]
+    missing = [
+        k
+        for k in ("scenario", "sim_time_s", "events", "wall_time_s")
+        if not isinstance(meta, dict) or k not in meta
+    ]
     if missing:
         raise StoreError(path, f"not a valid run summary (no {', '.join(missing)})")
     return meta

@@ -174,11 +174,13 @@ def test_the_budget_is_settable(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _peak_rss(sc: dict) -> int:
-    """Peak resident memory of a fresh process that runs ``sc``, bytes."""
+    """Peak resident memory of a fresh process that runs ``sc``, bytes
+    (VmHWM: ru_maxrss would carry over the forking parent's peak)."""
     code = (
-        "import json, resource, sys, tcpeval\n"
+        "import json, re, sys, tcpeval\n"
         "tcpeval.run(json.loads(sys.argv[1]), progress=False)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)\n"
+        "status = open('/proc/self/status').read()\n"
+        "print(int(re.search(r'VmHWM:\\s+(\\d+) kB', status).group(1)) * 1024)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, json.dumps(sc)],
@@ -195,7 +197,7 @@ def test_estimate_is_above_what_a_run_uses() -> None:
     tiny scenario (building 20,000 flows; a run with 1 ms probes)."""
     baseline = _peak_rss(small_dumbbell(duration_s=2.0))
     many = small_dumbbell(duration_s=1.0)
-    many["flows"][1]["count"] = 20_000
+    many["flows"][1].update(count=20_000, start_s=0.0)
     dense = small_dumbbell(duration_s=200.0, probes={"flow_period_ms": 1, "queue_period_ms": 1})
     for sc in (many, dense):
         used = _peak_rss(sc) - baseline

@@ -49,7 +49,18 @@ def _env() -> dict[str, str]:
 
 
 def _catalog(out: Path) -> pd.DataFrame:
-    cols = ["key", "experiment", "seed", "status", "error", "algorithm", "rtt", "goodput", "jain", "reno_over"]
+    cols = [
+        "key",
+        "experiment",
+        "seed",
+        "status",
+        "error",
+        "algorithm",
+        "rtt",
+        "goodput",
+        "jain",
+        "reno_over",
+    ]
     return results(out)[cols].sort_values("key").reset_index(drop=True)
 
 
@@ -76,7 +87,7 @@ def test_three_concurrent_sweeps_equal_one_sweep(tmp_path: Path) -> None:
         )
         time.sleep(0.3)
     for p in procs:
-        out, err = p.communicate(timeout=300)
+        _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()
     # Each run simulated once, by one of the three.
     lines = log.read_text().splitlines()
@@ -174,7 +185,9 @@ def test_flipped_bits_in_parquet_data_are_errors_not_values(tmp_path: Path) -> N
             pd.testing.assert_frame_equal(values, reference)
     assert errors > len(flips) * 0.8
     # The catalog's SHA-256 catches every flip.
-    assert ResultsDB(out, readonly=True).damaged() == {keys[0]: [f"{table}: damaged (checksum differs from the one recorded when it was written)"]}
+    assert ResultsDB(out, readonly=True).damaged() == {
+        keys[0]: [f"{table}: damaged (checksum differs from the one recorded when it was written)"]
+    }
     table.write_bytes(original)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tcpeval import __version__
 from tcpeval.errors import StoreError
+from tcpeval.files import write_text_atomic
 from tcpeval.results_db import ResultsDB
 
 from .data import StudyResults, experiment_runs, load_study
@@ -80,9 +81,7 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
     write_csv(card, study.directory / "tables")
     sections = [experiment_html(study, e, figures[e["name"]], tables[e["name"]]) for e in study.experiments]
     page = study.directory / "report.html"
-    tmp = page.with_name(f".{page.name}.tmp-{os.getpid()}")
-    tmp.write_text(page_html(study, sections, __version__, card), encoding="utf-8")
-    os.replace(tmp, page)
+    write_text_atomic(page, page_html(study, sections, __version__, card))
     return Report(page, figures, tables, card)
 
 
