@@ -126,18 +126,22 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     )
     for rec in summary.failed:
         print(f"  failed: {rec.experiment} {rec.point} seed {rec.seed}: {(rec.error or '').splitlines()[0]}")
+    if summary.metric_failed:
+        print(f"{len(summary.metric_failed)} run(s) stored but some of their metrics failed:")
+        for rec in summary.metric_failed:
+            print(f"  metrics failed: {rec.experiment} {rec.point} seed {rec.seed}: {rec.error}")
     runs = results(out)
     print(f"results in {out} ({len(runs)} runs in the catalog)")
     if not args.no_report:
         from tcpeval.report import build_report
 
         print(f"report: {build_report(out, workers=args.workers, progress=not args.quiet)}")
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or summary.metric_failed else 0
 
 
 def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     """``--plan``: what the sweep would run, per experiment, without running it."""
-    from tcpeval.plan import plan, remaining_wall_s, unmeasured
+    from tcpeval.plan import calibrate_plans, plan, remaining_wall_s
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
@@ -156,15 +160,19 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     runs, stored = sum(p.runs for p in plans), sum(p.stored for p in plans)
     print(f"{'total':<28} {runs:>6} {stored:>7} {sum(p.simulated_s for p in plans):>12,.0f}")
     workers = args.workers or os.cpu_count() or 1
-    left = remaining_wall_s(plans, workers)
+    calibrated = calibrate_plans(specs, plans) if stored < runs else {}
+    left = remaining_wall_s(plans, workers, calibrated)
     if stored < runs and left is not None:
         minutes = round(left / 60)
+        how = "the stored runs' wall time per simulated second" if stored else "a short calibration run"
         print(
             f"the {runs - stored} runs left: about {minutes // 60} h {minutes % 60:02d} min on {workers} "
-            "workers (from the stored runs' wall time per simulated second)"
+            f"workers (from {how})"
         )
-        if guessed := unmeasured(plans):
-            print(f"  a guess for {', '.join(guessed)}: none of their runs is stored yet")
+        if calibrated and stored:
+            print(
+                f"  from a short calibration run for {', '.join(calibrated)}: none of their runs is stored yet"
+            )
     print(f"results directory: {out}")
     return 0
 

@@ -25,6 +25,7 @@ from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError
 from tcpeval.scenario import load_scenario
 from tcpeval.scenario_checks import check_toml_file
+from tcpeval.study_checks import check_figure, check_metric, check_table
 
 
 class StudyError(ScenarioError):
@@ -243,11 +244,20 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
         if mname in seen or mname in names:
             raise StudyError(f"{mat}.name", f"'{mname}' is used twice")
         seen.add(mname)
-        metrics.append(MetricSpec(mname, fn, {k: v for k, v in m.items() if k not in ("name", "fn")}))
+        args = {k: v for k, v in m.items() if k not in ("name", "fn")}
+        _checked(check_metric, fn, args, mat)
+        metrics.append(MetricSpec(mname, fn, args))
     derived = _derived(raw.get("derived", []), f"{at}.derived", sweep, quick_values, seen)
-    for kind in ("figure", "table"):
-        for i, spec in enumerate(raw.get(kind, [])):
+    values = {p.name: [*p.values, *quick_values.get(p.name, [])] for p in sweep}
+    for kind, check in (("figure", check_figure), ("table", check_table)):
+        specs = raw.get(kind, [])
+        if not isinstance(specs, list):
+            raise StudyError(f"{at}.{kind}", f"must be an array of tables ([[experiment.{kind}]])")
+        for i, spec in enumerate(specs):
+            if not isinstance(spec, dict):
+                raise StudyError(f"{at}.{kind}[{i}]", "must be a table")
             _req(spec, "name", f"{at}.{kind}[{i}]", str)
+            _checked(check, spec, values, set(seen), f"{at}.{kind}[{i}]")
     return Experiment(
         name=name,
         title=str(raw.get("title", name)),
@@ -262,6 +272,16 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
         tables=list(raw.get("table", [])),
         algorithms=_algorithms(raw.get("algorithms", {}), f"{at}.algorithms"),
     )
+
+
+def _checked(check: Any, *args: Any) -> None:
+    """Runs a :mod:`tcpeval.study_checks` check, its error as a StudyError."""
+    try:
+        check(*args)
+    except StudyError:
+        raise
+    except ScenarioError as e:
+        raise StudyError(e.field, e.message) from None
 
 
 def _derived(
