@@ -54,6 +54,8 @@ class Outcome:
 
     record: RunRecord
     files: dict[str, bytes] | None
+    version: str = __version__
+    """The tcpeval version that simulated the run (a cluster worker's may differ)."""
 
 
 def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]]) -> Outcome:
@@ -261,6 +263,16 @@ def _sweep(
                     try:
                         outcome: Outcome = future.result()
                         rec = outcome.record
+                        if outcome.version != __version__:
+                            # Its key says this version: results of another must not be stored under it.
+                            rec = replace(
+                                rec,
+                                status="error",
+                                metrics={},
+                                error=f"the worker runs tcpeval {outcome.version}, this process "
+                                f"{__version__}: install the same version on every worker",
+                            )
+                            outcome = Outcome(rec, None)
                         if outcome.files is not None:
                             rec = replace(rec, files=store_run(outcome.files, db.run_dir(spec.key)))
                         db.record(rec)

@@ -1,4 +1,4 @@
-"""Study files: expansion, validation, running, resuming, Dask."""
+"""Study files: expansion, validation, running, resuming (Dask: test_dask.py)."""
 
 from __future__ import annotations
 
@@ -278,21 +278,6 @@ def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
         text=True,
     )
     assert empty.returncode == 0 and "no runs" in empty.stdout
-
-
-def test_dask_cluster_gives_the_same_numbers_as_the_local_pool(tmp_path) -> None:
-    distributed = pytest.importorskip("distributed")
-    study = parse_study(TINY)
-    run_study(study, tmp_path / "local", quick=True, workers=2, progress=False)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cl:
-        run_study(study, tmp_path / "dask", quick=True, scheduler=cl.scheduler_address, progress=False)
-    cols = ["key", "seed", "algorithm", "rtt", "goodput", "jain"]
-    a = results(tmp_path / "local")[cols].sort_values("key").reset_index(drop=True)
-    b = results(tmp_path / "dask")[cols].sort_values("key").reset_index(drop=True)
-    assert len(a) == 2
-    assert a.equals(b)
 
 
 def test_an_interrupted_sweep_stops_and_releases_its_claims(tmp_path, monkeypatch) -> None:
