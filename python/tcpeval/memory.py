@@ -28,6 +28,7 @@ than half the address space left under an ``RLIMIT_AS`` limit.
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 from collections.abc import Mapping
@@ -62,6 +63,11 @@ class Estimate:
         """The largest parts: ``"flows[0].count: 12.0 GB, probes.flow_period_ms: 1.2 GB"``."""
         top = sorted(self.parts.items(), key=lambda kv: -kv[1])[:3]
         return ", ".join(f"{k}: {_gb(v)}" for k, v in top if v > 0)
+
+
+def _bytes(x: float) -> int:
+    """``x`` bytes as an int, saturating (a product of absurd fields may overflow to inf)."""
+    return int(min(max(x, 0.0), 1e30)) if not math.isnan(x) else int(1e30)
 
 
 def _gb(n: float) -> str:
@@ -119,7 +125,7 @@ def estimate(data: Mapping[str, Any]) -> Estimate:
         n = max(_num(f.get("count"), 1), 0.0)
         flows += n
         traced += n if f.get("trace", True) is not False else 0
-        parts[f"flows[{i}].count"] = int(n * BYTES_PER_FLOW)
+        parts[f"flows[{i}].count"] = _bytes(n * BYTES_PER_FLOW)
     traffic = _dict(data.get("traffic"))
     classes = float(len(_list(data.get("flows"))))
     for kind in ("web", "bulk", "udp"):
@@ -131,7 +137,7 @@ def estimate(data: Mapping[str, Any]) -> Estimate:
                 n = max(_num(g.get("count"), 1), 0.0) * dirs
                 flows += n
                 traced += n if g.get("trace", True) is not False else 0
-                parts[f"traffic.bulk[{i}].count"] = int(n * BYTES_PER_FLOW)
+                parts[f"traffic.bulk[{i}].count"] = _bytes(n * BYTES_PER_FLOW)
     probes = _dict(data.get("probes"))
     flow_period = _num(probes.get("flow_period_ms"), DEFAULT_PERIOD_MS)
     queue_period = _num(probes.get("queue_period_ms"), DEFAULT_PERIOD_MS)
@@ -146,7 +152,7 @@ def estimate(data: Mapping[str, Any]) -> Estimate:
         ("probes.class_period_ms", class_period, classes),
     ):
         if period > 0:
-            parts[name] = int(rows * (duration * 1e3 / period + 1) * BYTES_PER_SAMPLE)
+            parts[name] = _bytes(rows * (duration * 1e3 / period + 1) * BYTES_PER_SAMPLE)
     max_rtt_s = _max_rtt_ms(data) / 1e3
     for at, link, dirs in links:
         rate_bps = max(_num(link.get("rate_mbps"), 0.0), 0.0) * 1e6
@@ -159,7 +165,7 @@ def estimate(data: Mapping[str, Any]) -> Estimate:
         else:
             rtt_s = _num(link.get("bdp_rtt_ms"), 0.0) / 1e3 or max_rtt_s
             held = _num(buffer.get("bdp"), 1.0) * rate_bps * rtt_s / packet_bits
-        parts[f"{at}.buffer"] = int(dirs * max(min(held, arriving), 0.0) * BYTES_PER_QUEUED_PACKET)
+        parts[f"{at}.buffer"] = _bytes(dirs * max(min(held, arriving), 0.0) * BYTES_PER_QUEUED_PACKET)
     return Estimate(BASE_BYTES + sum(parts.values()), parts)
 
 
@@ -171,8 +177,8 @@ def budget() -> int:
             mb = float(env)
         except ValueError:
             mb = -1.0
-        if not mb > 0:
-            raise ScenarioError("", f"{BUDGET_ENV}={env!r} is not a number of megabytes > 0")
+        if not 0 < mb < 1e12:
+            raise ScenarioError("", f"{BUDGET_ENV}={env!r} is not a number of megabytes in 0 < value < 1e12")
         return int(mb * 1e6)
     try:
         physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

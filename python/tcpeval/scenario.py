@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -132,5 +133,18 @@ def load_scenario(source: str | Path | Mapping[str, Any] | Scenario) -> Scenario
         normalized = _core.validate(text)
     except _core.ScenarioError as e:
         _, field, message = e.args
-        raise ScenarioError(field, message) from None
+        raise _named(field, message) from None
     return Scenario(json.loads(normalized), inputs)
+
+
+_JSON_POSITION = re.compile(r" at line \d+ column \d+$")
+_TOP_LEVEL_FIELD = re.compile(r"^(?:missing|unknown) field `([^`]+)`")
+
+
+def _named(field: str, message: str) -> ScenarioError:
+    """The engine's error without its position in the internal JSON text
+    (meaningless to the user), and naming the field of a top-level one."""
+    message = _JSON_POSITION.sub("", message)
+    if not field and (m := _TOP_LEVEL_FIELD.match(message)):
+        field = m.group(1)
+    return ScenarioError(field, message)

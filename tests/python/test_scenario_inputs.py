@@ -169,8 +169,9 @@ def test_the_budget_is_settable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _error(copy.deepcopy(sc)).field == "flows[1].count"
     monkeypatch.setenv(BUDGET_ENV, "1000")
     load_scenario(sc)
-    monkeypatch.setenv(BUDGET_ENV, "lots")
-    assert BUDGET_ENV in _error(sc).message
+    for bad in ("lots", "inf", "nan", "-5"):
+        monkeypatch.setenv(BUDGET_ENV, bad)
+        assert BUDGET_ENV in _error(sc).message
 
 
 def _peak_rss(sc: dict) -> int:
@@ -205,3 +206,10 @@ def test_estimate_is_above_what_a_run_uses() -> None:
         assert 20e6 < used < estimated, (sc["flows"][1], used, estimated)
         assert estimated < 10 * used  # and not absurdly above it
     assert estimate(small_dumbbell()).total < 100e6
+
+
+def test_absurd_sizes_do_not_overflow_the_estimate() -> None:
+    sc = small_dumbbell(duration_s=1e300, probes={"flow_period_ms": 1e-300})
+    sc["flows"][0]["count"] = 1e300
+    assert estimate(sc).total > 1e29
+    assert _error(sc).field in ("probes.flow_period_ms", "flows[0].count")
