@@ -230,7 +230,18 @@ def _workers(text: str) -> int:
     return n
 
 
+def _memory_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--memory-budget",
+        type=float,
+        metavar="MB",
+        help="refuse a run estimated above MB megabytes (default: half of this machine's memory; "
+        "also TCPEVAL_MEMORY_BUDGET_MB)",
+    )
+
+
 def _sweep_options(p: argparse.ArgumentParser) -> None:
+    _memory_option(p)
     p.add_argument("--quick", action="store_true", help="shorter runs, coarser grids, fewer replications")
     p.add_argument("--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE)")
     p.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
@@ -259,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--duration", type=float, help="override the scenario's duration_s")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    _memory_option(r)
     r.set_defaults(func=_cmd_run)
 
     a = sub.add_parser("algorithms", help="list algorithms and their parameters")
@@ -311,6 +323,10 @@ def _io_problem(e: OSError) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "memory_budget", None) is not None:
+        from tcpeval.memory import BUDGET_ENV
+
+        os.environ[BUDGET_ENV] = str(args.memory_budget)  # read by every run of this process
     try:
         return int(args.func(args))
     except BrokenPipeError:

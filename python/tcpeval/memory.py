@@ -62,7 +62,7 @@ class Estimate:
     def describe(self) -> str:
         """The largest parts: ``"flows[0].count: 12.0 GB, probes.flow_period_ms: 1.2 GB"``."""
         top = sorted(self.parts.items(), key=lambda kv: -kv[1])[:3]
-        return ", ".join(f"{k}: {_gb(v)}" for k, v in top if v > 0)
+        return ", ".join(f"{k}: {_gb(v)}" for k, v in top if v >= 1e6)
 
 
 def _bytes(x: float) -> int:
@@ -71,7 +71,7 @@ def _bytes(x: float) -> int:
 
 
 def _gb(n: float) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e8 else f"{n / 1e6:.0f} MB"
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
 def _num(v: Any, default: float) -> float:
@@ -210,6 +210,6 @@ def check_budget(data: Mapping[str, Any]) -> Estimate:
         raise ScenarioError(
             worst,
             f"the run would need about {_gb(est.total)} of memory ({est.describe()}); "
-            f"the budget is {_gb(allowed)} (set {BUDGET_ENV} to change it, or lower these fields)",
+            f"the budget is {_gb(allowed)} (--memory-budget MB or {BUDGET_ENV} change it; or lower these fields)",
         )
     return est

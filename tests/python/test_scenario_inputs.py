@@ -213,3 +213,15 @@ def test_absurd_sizes_do_not_overflow_the_estimate() -> None:
     sc["flows"][0]["count"] = 1e300
     assert estimate(sc).total > 1e29
     assert _error(sc).field in ("probes.flow_period_ms", "flows[0].count")
+
+
+def test_memory_budget_option(tmp_path: Path) -> None:
+    f = tmp_path / "many.toml"
+    f.write_text(
+        'duration_s = 1\n[topology]\nkind = "dumbbell"\nbottleneck = { rate_mbps = 10, delay_ms = 5 }\n'
+        '[[flows]]\nalgorithm = "reno"\ncount = 20000\ntrace = false\n'
+    )
+    cmd = [sys.executable, "-m", "tcpeval.cli", "run", str(f), "--quiet", "--memory-budget", "100"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    assert p.returncode == 2 and "flows[0].count" in p.stderr and "budget is 100 MB" in p.stderr, p.stderr
