@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from tcpeval import __version__
-from tcpeval.errors import ScenarioError
+from tcpeval.errors import ScenarioError, StoreError
 from tcpeval.study import Study, StudyError
 
 
@@ -97,6 +97,13 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     from tcpeval.runner import run_study
     from tcpeval.study import load_study
 
+    if args.scheduler:
+        from tcpeval.runner import dask_missing_message
+
+        if missing := dask_missing_message():
+            # Checked before anything is created (the results directory).
+            print(f"tcpeval: --scheduler {args.scheduler}: {missing}", file=sys.stderr)
+            return 2
     study = load_study(study_ref)
     mode = "quick" if args.quick else "full"
     suffix = f"-{args.platform}" if args.platform else ""
@@ -119,18 +126,22 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     )
     for rec in summary.failed:
         print(f"  failed: {rec.experiment} {rec.point} seed {rec.seed}: {(rec.error or '').splitlines()[0]}")
+    if summary.metric_failed:
+        print(f"{len(summary.metric_failed)} run(s) stored but some of their metrics failed:")
+        for rec in summary.metric_failed:
+            print(f"  metrics failed: {rec.experiment} {rec.point} seed {rec.seed}: {rec.error}")
     runs = results(out)
     print(f"results in {out} ({len(runs)} runs in the catalog)")
     if not args.no_report:
         from tcpeval.report import build_report
 
         print(f"report: {build_report(out, workers=args.workers, progress=not args.quiet)}")
-    return 1 if summary.failed else 0
+    return 1 if summary.failed or summary.metric_failed else 0
 
 
 def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     """``--plan``: what the sweep would run, per experiment, without running it."""
-    from tcpeval.plan import plan, remaining_wall_s, unmeasured
+    from tcpeval.plan import calibrate_plans, plan, remaining_wall_s
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
@@ -149,15 +160,19 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     runs, stored = sum(p.runs for p in plans), sum(p.stored for p in plans)
     print(f"{'total':<28} {runs:>6} {stored:>7} {sum(p.simulated_s for p in plans):>12,.0f}")
     workers = args.workers or os.cpu_count() or 1
-    left = remaining_wall_s(plans, workers)
+    calibrated = calibrate_plans(specs, plans) if stored < runs else {}
+    left = remaining_wall_s(plans, workers, calibrated)
     if stored < runs and left is not None:
         minutes = round(left / 60)
+        how = "the stored runs' wall time per simulated second" if stored else "a short calibration run"
         print(
             f"the {runs - stored} runs left: about {minutes // 60} h {minutes % 60:02d} min on {workers} "
-            "workers (from the stored runs' wall time per simulated second)"
+            f"workers (from {how})"
         )
-        if guessed := unmeasured(plans):
-            print(f"  a guess for {', '.join(guessed)}: none of their runs is stored yet")
+        if calibrated and stored:
+            print(
+                f"  from a short calibration run for {', '.join(calibrated)}: none of their runs is stored yet"
+            )
     print(f"results directory: {out}")
     return 0
 
@@ -186,10 +201,22 @@ def _cmd_results(args: argparse.Namespace) -> int:
         return 0
     if args.csv:
         print(df.to_csv(index=False), end="")
-    else:
-        with pd.option_context("display.width", 200, "display.max_columns", 30, "display.max_rows", 500):
-            print(df.drop(columns=["key", "error"]).to_string(index=False))
+        return 0
+    shown = df.drop(columns=["key", "error"])
+    errors = df["error"].dropna()
+    if len(errors):
+        # A failed run's error, or a stored run's failed metrics: the first line, shortened.
+        shown["error"] = df["error"].map(lambda e: "" if not isinstance(e, str) else _first_line(e, 70))
+    with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_rows", 500):
+        print(shown.to_string(index=False))
+    if len(errors):
+        print(f"\n{len(errors)} run(s) with errors; `--csv` gives the full text")
     return 0
+
+
+def _first_line(text: str, width: int) -> str:
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= width else line[: width - 3] + "..."
 
 
 def _workers(text: str) -> int:
@@ -203,7 +230,18 @@ def _workers(text: str) -> int:
     return n
 
 
+def _memory_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--memory-budget",
+        type=float,
+        metavar="MB",
+        help="refuse a run estimated above MB megabytes (default: half of this machine's memory; "
+        "also TCPEVAL_MEMORY_BUDGET_MB)",
+    )
+
+
 def _sweep_options(p: argparse.ArgumentParser) -> None:
+    _memory_option(p)
     p.add_argument("--quick", action="store_true", help="shorter runs, coarser grids, fewer replications")
     p.add_argument("--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE)")
     p.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
@@ -232,6 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--duration", type=float, help="override the scenario's duration_s")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    _memory_option(r)
     r.set_defaults(func=_cmd_run)
 
     a = sub.add_parser("algorithms", help="list algorithms and their parameters")
@@ -274,10 +313,27 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _io_problem(e: OSError) -> str:
+    """An I/O error as one line naming the path."""
+    if isinstance(e, StoreError):
+        return str(e)
+    where = f"{e.filename}: " if e.filename else ""
+    return f"{where}{e.strerror or e}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if getattr(args, "memory_budget", None) is not None:
+        from tcpeval.memory import BUDGET_ENV
+
+        os.environ[BUDGET_ENV] = str(args.memory_budget)  # read by every run of this process
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader went away (`tcpeval results query DIR | head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except StudyError as e:
         print(f"tcpeval: invalid study: {e}", file=sys.stderr)
         return 2
@@ -287,6 +343,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FileNotFoundError as e:
         print(f"tcpeval: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        # A full disk, a read-only directory, a damaged results file: one
+        # line naming the path; what was stored stays, and a rerun resumes.
+        print(f"tcpeval: {_io_problem(e)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         # The finished runs are stored; runs in progress are abandoned rather
         # than waited for (a worker thread cannot stop a simulation midway).

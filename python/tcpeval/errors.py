@@ -13,3 +13,20 @@ class ScenarioError(ValueError):
         self.field = field
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
+
+    def __reduce__(self) -> tuple[object, ...]:  # picklable across processes
+        return (type(self), (self.field, self.message))
+
+
+class StoreError(OSError):
+    """A results file or directory cannot be read or written, or its
+    contents are damaged. ``path`` is the file (or directory) concerned and
+    ``message`` says what is wrong and, where it helps, what to do."""
+
+    def __init__(self, path: object, message: str) -> None:
+        self.path = str(path)
+        self.message = message
+        super().__init__(f"{self.path}: {message}")
+
+    def __reduce__(self) -> tuple[object, ...]:  # picklable across processes
+        return (type(self), (self.path, self.message))

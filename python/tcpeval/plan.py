@@ -1,19 +1,28 @@
 """Sizing a sweep before running it: runs, stored runs, simulated seconds and
 the wall time the rest should take, per experiment (``--plan``).
 
-The wall-time estimate comes from the runs already stored in the results
-directory: each experiment's wall seconds per simulated second (its own
-stored runs, or all stored runs when it has none yet), times the simulated
-seconds left, over the number of workers. A sweep with nothing stored has no
-estimate: the machine's speed is not guessed.
+The wall-time estimate comes from each experiment's wall seconds per
+simulated second, times its simulated seconds left, over the number of
+workers. The rate is that of the experiment's runs already stored in the
+results directory or, when it has none, a short calibration
+(:func:`calibrate`): its first run simulated on this machine for a fraction
+of a second of wall time, its rate taken over the later half of that span
+(past the slow start). A calibrated rate is measured on one core with
+nothing else running, so a busy machine or a run whose load grows later
+(flows starting late) takes longer.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .study import RunSpec
+
+CALIBRATION_WALL_S = 2.0
+"""Wall time all calibrations of one ``--plan`` may take together, s."""
 
 
 @dataclass(frozen=True)
@@ -55,19 +64,67 @@ def plan(specs: Sequence[RunSpec], stored_wall_s: Mapping[str, float]) -> list[E
     return plans
 
 
-def remaining_wall_s(plans: Sequence[ExperimentPlan], workers: int) -> float | None:
-    """Wall seconds the runs not stored should take on ``workers`` workers,
-    from the stored runs' speed; None when no run is stored yet."""
+def remaining_wall_s(
+    plans: Sequence[ExperimentPlan], workers: int, calibrated: Mapping[str, float] | None = None
+) -> float | None:
+    """Wall seconds the runs not stored should take on ``workers`` workers.
+
+    Each experiment's wall seconds per simulated second are its stored
+    runs', else its ``calibrated`` rate, else the stored runs' overall one;
+    None when an experiment with runs left has none of these."""
+    calibrated = calibrated or {}
     wall = sum(p.stored_wall_s for p in plans)
     sim = sum(p.stored_simulated_s for p in plans)
-    if sim <= 0:
-        return None
-    overall = wall / sim
+    overall = wall / sim if sim > 0 else None
     total = 0.0
     for p in plans:
-        rate = p.stored_wall_s / p.stored_simulated_s if p.stored_simulated_s > 0 else overall
+        if p.stored_simulated_s > 0:
+            rate = p.stored_wall_s / p.stored_simulated_s
+        elif p.name in calibrated:
+            rate = calibrated[p.name]
+        elif overall is not None:
+            rate = overall
+        elif p.left_s > 0:
+            return None
+        else:
+            rate = 0.0
         total += p.left_s * rate
     return total / workers
+
+
+def calibrate(spec: RunSpec, wall_budget_s: float) -> float:
+    """Wall seconds per simulated second of ``spec``'s run on this machine,
+    from simulating it for about ``wall_budget_s`` (or to its end): the steps
+    grow until the budget is spent, and the rate is taken over the later
+    half of the simulated span."""
+    from tcpeval import _core
+
+    started = time.perf_counter()
+    sim = _core.Simulation(json.dumps(spec.scenario))
+    end = float(sim.end)
+    t, step = 0.0, min(end, 0.01)
+    marks = [(0.0, time.perf_counter() - started)]
+    while t < end and marks[-1][1] < wall_budget_s:
+        t = min(end, t + step)
+        sim.advance(t)
+        marks.append((t, time.perf_counter() - started))
+        step *= 1.5
+    t_end, wall_end = marks[-1]
+    half = next((m for m in marks if m[0] >= t_end / 2), marks[0])
+    if t_end >= end or t_end - half[0] <= 0:
+        return wall_end / max(t_end, 1e-9)
+    return (wall_end - half[1]) / (t_end - half[0])
+
+
+def calibrate_plans(specs: Sequence[RunSpec], plans: Sequence[ExperimentPlan]) -> dict[str, float]:
+    """:func:`calibrate` for each experiment with runs left and none stored
+    (on its first run left), sharing :data:`CALIBRATION_WALL_S` between them."""
+    todo = [p.name for p in plans if p.stored == 0 and p.left_s > 0]
+    rates = {}
+    for name in todo:
+        first = next(s for s in specs if s.experiment == name)
+        rates[name] = calibrate(first, CALIBRATION_WALL_S / len(todo))
+    return rates
 
 
 def unmeasured(plans: Sequence[ExperimentPlan]) -> list[str]:

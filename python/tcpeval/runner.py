@@ -2,10 +2,13 @@
 GIL) or on a Dask distributed cluster, through the same function
 :func:`execute`, with a progress bar over runs and resumption.
 
-Each run is simulated, its tables written atomically under
-``runs/KEY``, and its metrics computed where it ran; only the small
-:class:`~tcpeval.results_db.RunRecord` travels back, and only the
-coordinator writes the catalog. A run that fails is recorded with its
+Each run is simulated and its metrics computed where it ran (a thread, or a
+Dask worker anywhere); its tables come back encoded in memory
+(:class:`Outcome`) and the coordinator alone writes them atomically under
+``runs/KEY`` and records them in the catalog, so a cluster needs no shared
+disk. At most a window of runs is in flight (the pool size, twice the
+cluster's threads), each under its claim, so several sweeps can share one
+results directory (:mod:`tcpeval.results_db`). A run that fails is recorded with its
 error and does not stop the others; a rerun retries it and skips every run
 already stored. Runs start in turn from each experiment (round robin in
 study order, each experiment's own runs in sweep order), so that the
@@ -21,12 +24,13 @@ import datetime as dt
 import hashlib
 import json
 import os
+import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from contextlib import closing
-from dataclasses import dataclass
+from collections import deque
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,26 +39,41 @@ from tqdm import tqdm
 from tcpeval import __version__
 from tcpeval.metrics.named import compute
 from tcpeval.result import RunResult
-from tcpeval.results_db import ResultsDB, RunRecord
+from tcpeval.results_db import Claim, ResultsDB, RunRecord
 from tcpeval.simulate import run
-from tcpeval.store import save_run
+from tcpeval.store import encode_run, store_run
 from tcpeval.study import RunSpec, Study, expand
 
 
-def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], run_dir: str) -> RunRecord:
-    """Simulates one run, stores its tables in ``run_dir`` and computes its metrics.
+@dataclass(frozen=True)
+class Outcome:
+    """What running one spec gives back to the process that stores it: the
+    catalog record (its ``files`` not yet known) and the run's files encoded
+    in memory (None when the run failed). It travels through Dask as is, so
+    workers need no access to the results directory."""
+
+    record: RunRecord
+    files: dict[str, bytes] | None
+    version: str = __version__
+    """The tcpeval version that simulated the run (a cluster worker's may differ)."""
+
+
+def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]]) -> Outcome:
+    """Simulates one run, encodes its tables and computes its metrics; writes nothing.
 
     Never raises: a failure becomes a record with status ``error``.
     """
     started = time.perf_counter()
+    files = None
     try:
         result = run(spec.scenario, progress=False)
-        save_run(result, run_dir)
+        files = encode_run(result)
         values, error = measure(result, metrics)
         status = "ok"
     except Exception as e:  # noqa: BLE001 - a run must not stop the sweep: its error is recorded
         status, error, values = "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}", {}
-    return RunRecord(
+        files = None
+    record = RunRecord(
         key=spec.key,
         experiment=spec.experiment,
         point=spec.point,
@@ -64,6 +83,7 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], run_d
         wall_s=time.perf_counter() - started,
         metrics=values,
     )
+    return Outcome(record, files)
 
 
 def measure(
@@ -93,11 +113,13 @@ def _remeasure(
     metric_specs: dict[str, list[Any]],
     stale: set[str],
     show: bool | None,
+    damaged: set[str],
 ) -> None:
     """Recomputes the metrics of the stored runs of the ``stale`` experiments
     from their stored tables (no simulation): their metric declarations
-    changed since those runs were measured."""
-    stored = db.done_keys()
+    changed since those runs were measured. ``damaged`` runs are left to be
+    simulated again."""
+    stored = db.done_keys() - damaged
     redo = [s for s in specs if s.experiment in stale and s.key in stored]
     for spec in tqdm(redo, unit="run", desc="re-measuring", disable=show):
         values, error = measure(db.load_run(spec.key), metric_specs[spec.experiment])
@@ -117,12 +139,19 @@ def scaled_args(args: dict[str, Any], scale: float) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a call to :func:`run_study` did."""
+    """What a call to :func:`run_study` did.
+
+    ``skipped``: runs stored before, or by another process during, this
+    sweep; ``failed``: runs that raised; ``metric_failed``: runs stored
+    whose metrics (some of them) could not be computed; ``repaired``: stored
+    runs found damaged and simulated again."""
 
     total: int
     skipped: int
     ok: int
     failed: list[RunRecord]
+    metric_failed: list[RunRecord] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
 
 
 def interleave(specs: list[RunSpec]) -> list[RunSpec]:
@@ -137,27 +166,146 @@ def interleave(specs: list[RunSpec]) -> list[RunSpec]:
     return [q[i] for i in range(longest) for q in queues if i < len(q)]
 
 
-def _local(jobs: list[Callable[[], RunRecord]], workers: int) -> Iterator[RunRecord]:
-    """Runs ``jobs`` on a pool of ``workers`` threads, yielding each record as
-    it finishes. Closing the generator early (Ctrl-C, an error) cancels the
-    jobs not started, so an interrupted sweep stops instead of running on."""
-    pool = ThreadPoolExecutor(max_workers=workers)
+class _ThreadPool:
+    """Runs :func:`execute` on local threads (the engine releases the GIL)."""
+
+    def __init__(self, workers: int) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=workers)
+        self.window = workers
+
+    def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
+        return self._pool.submit(execute, spec, metrics)
+
+    def wait(self, futures: list[Any], timeout: float) -> set[Any]:
+        done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
+        return done
+
+    def close(self) -> None:
+        # Runs not started are cancelled; a run in progress cannot be stopped
+        # midway, its result is dropped (its claim is released, a rerun redoes it).
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _DaskPool:
+    """Runs :func:`execute` on a Dask cluster; outcomes come back to this process."""
+
+    def __init__(self, scheduler: str) -> None:
+        from distributed import Client
+
+        self._client = Client(scheduler)
+        threads = sum(self._client.nthreads().values())
+        self.window = max(2 * threads, 2)
+
+    def submit(self, spec: RunSpec, metrics: list[Any]) -> Any:
+        return self._client.submit(execute, spec, metrics, pure=False)
+
+    def wait(self, futures: list[Any], timeout: float) -> set[Any]:
+        from distributed import wait
+
+        try:
+            done, _ = wait(futures, timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return set()
+        return set(done)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def dask_missing_message() -> str | None:
+    """Why ``--scheduler`` cannot work in this install, or None when Dask is there."""
     try:
-        futures: list[Future[RunRecord]] = [pool.submit(j) for j in jobs]
-        for f in as_completed(futures):
-            yield f.result()
+        import distributed  # noqa: F401
+    except ImportError:
+        return 'running on a Dask cluster needs Dask: pip install "tcpeval[dask]"'
+    return None
+
+
+def _sweep(
+    db: ResultsDB,
+    todo: list[RunSpec],
+    metric_specs: dict[str, list[Any]],
+    pool: _ThreadPool | _DaskPool,
+    bar: Any,
+    started_at: float,
+) -> tuple[int, int, list[RunRecord], list[RunRecord]]:
+    """Runs ``todo`` on ``pool``, at most ``pool.window`` at a time, each under
+    its claim; returns (ok, stored by another process, failed, metric_failed)."""
+    pending = deque(todo)
+    waiting: list[RunSpec] = []
+    running: dict[Any, tuple[RunSpec, Claim]] = {}
+    ok, elsewhere = 0, 0
+    failed: list[RunRecord] = []
+    metric_failed: list[RunRecord] = []
+    try:
+        while pending or running or waiting:
+            while pending and len(running) < pool.window:
+                spec = pending.popleft()
+                claim = db.claim(spec.key)
+                if claim is None:  # another process is running it
+                    waiting.append(spec)
+                    continue
+                status = db.status(spec.key)
+                if status is not None and (
+                    (status[0] == "ok" and db.stored_ok(spec.key))
+                    or (status[0] != "ok" and status[1] >= started_at)
+                ):
+                    # Stored (or tried) by another process since this sweep began.
+                    claim.release()
+                    elsewhere += 1
+                    bar.update(1)
+                    continue
+                db.remove_partial_runs(spec.key)
+                running[pool.submit(spec, metric_specs[spec.experiment])] = (spec, claim)
+            if running:
+                for future in pool.wait(list(running), timeout=0.5):
+                    spec, claim = running.pop(future)
+                    try:
+                        outcome: Outcome = future.result()
+                        rec = outcome.record
+                        if outcome.version != __version__:
+                            # Its key says this version: results of another must not be stored under it.
+                            rec = replace(
+                                rec,
+                                status="error",
+                                metrics={},
+                                error=f"the worker runs tcpeval {outcome.version}, this process "
+                                f"{__version__}: install the same version on every worker",
+                            )
+                            outcome = Outcome(rec, None)
+                        if outcome.files is not None:
+                            rec = replace(rec, files=store_run(outcome.files, db.run_dir(spec.key)))
+                        db.record(rec)
+                    finally:
+                        claim.release()
+                    if rec.status == "ok":
+                        ok += 1
+                        if rec.error:
+                            metric_failed.append(rec)
+                            bar.write(f"metrics failed: {_where(rec)}: {rec.error}")
+                    else:
+                        failed.append(rec)
+                        bar.write(f"run failed: {_where(rec)}: {(rec.error or '').splitlines()[0]}")
+                    bar.update(1)
+            elif waiting:
+                time.sleep(0.2)
+                free = []
+                for spec in waiting:
+                    claim = db.claim(spec.key)
+                    if claim is not None:
+                        claim.release()
+                        free.append(spec)
+                waiting = [s for s in waiting if s not in free]
+                pending.extend(free)
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.close()
+        for _, claim in running.values():
+            claim.release()
+    return ok, elsewhere, failed, metric_failed
 
 
-def _dask(calls: list[tuple[Any, ...]], scheduler: str) -> Iterator[RunRecord]:
-    from distributed import Client
-    from distributed import as_completed as dask_completed
-
-    with Client(scheduler) as client:
-        futures = [client.submit(execute, *c, pure=False) for c in calls]
-        for f in dask_completed(futures):
-            yield f.result()
+def _where(rec: RunRecord) -> str:
+    return f"{rec.experiment} {rec.point} seed {rec.seed}"
 
 
 def run_study(
@@ -174,53 +322,63 @@ def run_study(
     """Runs every run of ``study`` not yet stored in ``out_dir``.
 
     ``scheduler``: address of a Dask scheduler (``tcp://host:8786``) to run
-    on a cluster; otherwise a local pool of ``workers`` threads (default: all
-    cores). ``platform`` runs every scenario on that platform preset instead
-    of the study's (:func:`tcpeval.study.expand`).
+    on a cluster (workers send each run's tables back; only this process
+    writes ``out_dir``); otherwise a local pool of ``workers`` threads
+    (default: all cores). ``platform`` runs every scenario on that platform
+    preset instead of the study's (:func:`tcpeval.study.expand`). Other
+    processes may run the same study into ``out_dir`` at the same time
+    (:mod:`tcpeval.results_db`). Stored runs whose files are damaged are
+    simulated again. Raises :class:`~tcpeval.errors.StoreError` when
+    ``out_dir`` cannot be written (the runs stored so far stay).
     """
+    if scheduler and (missing := dask_missing_message()):
+        raise ImportError(missing)
     specs = expand(study, quick=quick, only=only, platform=platform)
+    started_at = time.time()
     db = ResultsDB(out_dir)
-    info = {
-        "name": study.name,
-        "mode": "quick" if quick else "full",
-        "platform": platform or study.platform or "linux",
-        "tcpeval_version": __version__,
-        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "finished": None,
-    }
-    scale = study.duration_scale if quick else 1.0
-    metric_specs = {
-        e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments
-    }
-    info["metrics"] = {name: metrics_digest(m) for name, m in metric_specs.items()}
-    measured = db.study_info().get("metrics", {})
-    show = None if progress is None else not progress
-    db.remove_partial_runs()
-    _remeasure(db, specs, metric_specs, {n for n, d in info["metrics"].items() if measured.get(n) != d}, show)
-    db.write_study(study.source, info)
-    done = db.done_keys()
-    todo = interleave([s for s in specs if s.key not in done])
-    calls = [(s, metric_specs[s.experiment], str(db.run_dir(s.key))) for s in todo]
-    ok, failed = 0, []
     try:
-        if scheduler:
-            stream = _dask(calls, scheduler)
-        else:
-            n = workers or os.cpu_count() or 1
-            stream = _local([lambda c=c: execute(*c) for c in calls], n)
-        with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar, closing(stream):
-            for rec in stream:
-                db.record(rec)
-                if rec.status == "ok":
-                    ok += 1
-                else:
-                    failed.append(rec)
-                    bar.write(
-                        f"run failed: {rec.experiment} {rec.point} seed {rec.seed}: {rec.error.splitlines()[0]}"
-                    )
-                bar.update(1)
+        info = {
+            "name": study.name,
+            "mode": "quick" if quick else "full",
+            "platform": platform or study.platform or "linux",
+            "tcpeval_version": __version__,
+            "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "finished": None,
+        }
+        scale = study.duration_scale if quick else 1.0
+        metric_specs = {
+            e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments
+        }
+        info["metrics"] = {name: metrics_digest(m) for name, m in metric_specs.items()}
+        measured = db.study_info().get("metrics", {})
+        show = None if progress is None else not progress
+        db.remove_partial_runs()
+        wanted = {s.key for s in specs}
+        damaged = db.damaged(wanted)
+        for key, problems in sorted(damaged.items()):
+            for problem in problems:
+                print(
+                    f"tcpeval: stored run {key} is damaged: {problem}; simulating it again", file=sys.stderr
+                )
+        stale = {n for n, d in info["metrics"].items() if measured.get(n) != d}
+        _remeasure(db, specs, metric_specs, stale, show, set(damaged))
+        db.write_study(study.source, info)
+        done = db.done_keys() - set(damaged)
+        todo = interleave([s for s in specs if s.key not in done])
+        pool: _ThreadPool | _DaskPool = (
+            _DaskPool(scheduler) if scheduler else _ThreadPool(workers or os.cpu_count() or 1)
+        )
+        with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
+            ok, elsewhere, failed, metric_failed = _sweep(db, todo, metric_specs, pool, bar, started_at)
         info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         db.write_study(study.source, info)
     finally:
         db.close()
-    return SweepSummary(total=len(specs), skipped=len(specs) - len(todo), ok=ok, failed=failed)
+    return SweepSummary(
+        total=len(specs),
+        skipped=len(specs) - len(todo) + elsewhere,
+        ok=ok,
+        failed=failed,
+        metric_failed=metric_failed,
+        repaired=sorted(damaged),
+    )

@@ -3,7 +3,13 @@ the normalized form (every default filled in) with a stable hash.
 
 Validation lives in one place, the engine, so the CLI, the Python API and
 study sweeps give the same errors, each naming the field and the allowed
-values.
+values. Before the engine sees a scenario, :mod:`tcpeval.scenario_checks`
+catches what it cannot (deep nesting, NaN, arrays for tables, unreadable
+input files) and :mod:`tcpeval.memory` refuses a run that would not fit in
+memory (the engine builds the run to validate it).
+
+A scenario's hash covers its normalized data and the contents of every file
+it reads (an RTT CDF), so editing such a file changes the run key.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,13 +25,25 @@ from typing import Any
 
 from tcpeval import _core
 from tcpeval.errors import ScenarioError
+from tcpeval.memory import check_budget
+from tcpeval.scenario_checks import check_shape, check_toml_file, input_files, read_input_file
 
 
 class Scenario:
-    """A validated scenario. ``data`` is the normalized dict (do not mutate)."""
+    """A validated scenario. ``data`` is the normalized dict (do not mutate);
+    ``inputs`` maps the field of each file it reads to the SHA-256 of the
+    file's contents (read from the files when not given)."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], inputs: dict[str, str] | None = None) -> None:
         self.data = data
+        self._inputs = inputs
+
+    @property
+    def inputs(self) -> dict[str, str]:
+        """Field of each file the scenario reads -> SHA-256 of its contents."""
+        if self._inputs is None:
+            self._inputs = _input_digests(self.data)
+        return self._inputs
 
     @property
     def name(self) -> str:
@@ -44,8 +63,13 @@ class Scenario:
 
     @property
     def hash(self) -> str:
-        """SHA-256 of the canonical JSON: equal hashes mean identical runs."""
-        return hashlib.sha256(self.to_json().encode()).hexdigest()
+        """SHA-256 of the canonical JSON and of the contents of the files the
+        scenario reads: equal hashes mean identical runs. A scenario that reads
+        no file hashes its JSON alone (as before files were hashed)."""
+        text = self.to_json()
+        if self.inputs:
+            text += "\n" + json.dumps(sorted(self.inputs.items()))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def replace(self, **fields: Any) -> Scenario:
         """A validated copy with top-level fields replaced (``seed=3``, ``duration_s=10``)."""
@@ -57,14 +81,31 @@ class Scenario:
         return f"Scenario(name={self.name!r}, duration_s={self.duration_s}, hash={self.hash[:12]})"
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _input_digests(data: Mapping[str, Any]) -> dict[str, str]:
+    """SHA-256 of each file the scenario reads, by field (:func:`input_files`)."""
+    return {
+        field: hashlib.sha256(read_input_file(field, file)).hexdigest() for field, file in input_files(data)
+    }
+
+
+def read_toml(path: Path, what: str = "scenario") -> dict[str, Any]:
+    """A TOML file's tables; :class:`ScenarioError` (naming the file) when it
+    is missing, not a regular file, not UTF-8 text, not TOML, or nested too deeply."""
+    try:
+        check_toml_file(path)
+    except ScenarioError as e:
+        raise ScenarioError("", f"{what} {e.message}") from None
     try:
         with path.open("rb") as f:
             return tomllib.load(f)
-    except FileNotFoundError:
-        raise ScenarioError("", f"scenario file not found: {path}") from None
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError("", f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError("", f"{path}: not a TOML text file (not UTF-8 at byte {e.start})") from None
+    except RecursionError:
+        raise ScenarioError("", f"{path}: tables or arrays nested too deeply") from None
+    except OSError as e:
+        raise ScenarioError("", f"cannot read {path}: {e.strerror or e}") from None
 
 
 def load_scenario(source: str | Path | Mapping[str, Any] | Scenario) -> Scenario:
@@ -75,18 +116,35 @@ def load_scenario(source: str | Path | Mapping[str, Any] | Scenario) -> Scenario
     if isinstance(source, Scenario):
         return source
     if isinstance(source, (str, Path)):
-        data: Mapping[str, Any] = _read_toml(Path(source))
+        data: Mapping[str, Any] = read_toml(Path(source))
     elif isinstance(source, Mapping):
         data = source
     else:
         raise TypeError(f"cannot load a scenario from {type(source).__name__}")
+    check_shape(data)
     try:
         text = json.dumps(data, allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ScenarioError("", f"scenario is not plain data: {e}") from None
+    # The engine builds the run to validate it: refuse what would not fit first.
+    check_budget(data)
+    inputs = _input_digests(data)
     try:
         normalized = _core.validate(text)
     except _core.ScenarioError as e:
         _, field, message = e.args
-        raise ScenarioError(field, message) from None
-    return Scenario(json.loads(normalized))
+        raise _named(field, message) from None
+    return Scenario(json.loads(normalized), inputs)
+
+
+_JSON_POSITION = re.compile(r" at line \d+ column \d+$")
+_TOP_LEVEL_FIELD = re.compile(r"^(?:missing|unknown) field `([^`]+)`")
+
+
+def _named(field: str, message: str) -> ScenarioError:
+    """The engine's error without its position in the internal JSON text
+    (meaningless to the user), and naming the field of a top-level one."""
+    message = _JSON_POSITION.sub("", message)
+    if not field and (m := _TOP_LEVEL_FIELD.match(message)):
+        field = m.group(1)
+    return ScenarioError(field, message)

@@ -25,6 +25,8 @@ from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError
 from tcpeval.figure_spec import FigureSpecError, check_figure
 from tcpeval.scenario import load_scenario
+from tcpeval.scenario_checks import check_toml_file
+from tcpeval.study_checks import check_metric, check_table
 
 
 class StudyError(ScenarioError):
@@ -98,7 +100,9 @@ class RunSpec:
     key: str
 
 
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+"""A name of a study, experiment or sweep parameter (matched whole: ``$`` would let a
+trailing newline through)."""
 _TOKEN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|\d+)\])?$")
 
 
@@ -178,7 +182,7 @@ def _sweep(raw: Any, at: str) -> list[SweepParam]:
     out = []
     for name, spec in raw.items():
         f = f"{at}.{name}"
-        if not _NAME.match(name):
+        if not _NAME.fullmatch(name):
             raise StudyError(f, "parameter names use a-z, 0-9, _ and -")
         if not isinstance(spec, dict):
             raise StudyError(f, "must be a table { path = ..., values = [...] }")
@@ -198,7 +202,7 @@ def _sweep(raw: Any, at: str) -> list[SweepParam]:
 
 def _experiment(raw: dict[str, Any], at: str) -> Experiment:
     name = _req(raw, "name", at, str)
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise StudyError(f"{at}.name", "use a-z, 0-9, _ and -")
     allowed = {
         "name",
@@ -241,16 +245,26 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
         if mname in seen or mname in names:
             raise StudyError(f"{mat}.name", f"'{mname}' is used twice")
         seen.add(mname)
-        metrics.append(MetricSpec(mname, fn, {k: v for k, v in m.items() if k not in ("name", "fn")}))
+        args = {k: v for k, v in m.items() if k not in ("name", "fn")}
+        _checked(check_metric, fn, args, mat)
+        metrics.append(MetricSpec(mname, fn, args))
     derived = _derived(raw.get("derived", []), f"{at}.derived", sweep, quick_values, seen)
+    values = {p.name: [*p.values, *quick_values.get(p.name, [])] for p in sweep}
     for kind in ("figure", "table"):
-        for i, spec in enumerate(raw.get(kind, [])):
+        specs = raw.get(kind, [])
+        if not isinstance(specs, list):
+            raise StudyError(f"{at}.{kind}", f"must be an array of tables ([[experiment.{kind}]])")
+        for i, spec in enumerate(specs):
+            if not isinstance(spec, dict):
+                raise StudyError(f"{at}.{kind}[{i}]", "must be a table")
             _req(spec, "name", f"{at}.{kind}[{i}]", str)
-    for i, spec in enumerate(raw.get("figure", [])):
-        try:
-            check_figure(spec, raw, seen)
-        except FigureSpecError as e:
-            raise StudyError(f"{at}.figure[{i}].{e.key}", f"figure {e.figure!r}: {e.message}") from None
+            if kind == "table":
+                _checked(check_table, spec, values, set(seen), f"{at}.{kind}[{i}]")
+                continue
+            try:
+                check_figure(spec, raw, seen)
+            except FigureSpecError as e:
+                raise StudyError(f"{at}.figure[{i}].{e.key}", f"figure {e.figure!r}: {e.message}") from None
     return Experiment(
         name=name,
         title=str(raw.get("title", name)),
@@ -265,6 +279,16 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
         tables=list(raw.get("table", [])),
         algorithms=_algorithms(raw.get("algorithms", {}), f"{at}.algorithms"),
     )
+
+
+def _checked(check: Any, *args: Any) -> None:
+    """Runs a :mod:`tcpeval.study_checks` check, its error as a StudyError."""
+    try:
+        check(*args)
+    except StudyError:
+        raise
+    except ScenarioError as e:
+        raise StudyError(e.field, e.message) from None
 
 
 def _derived(
@@ -334,8 +358,10 @@ def parse_study(text: str, origin: str = "study") -> Study:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise StudyError("", f"{origin}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise StudyError("", f"{origin}: tables or arrays nested too deeply") from None
     name = _req(raw, "name", "", str)
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise StudyError("name", "use a-z, 0-9, _ and -")
     reps = raw.get("replications", 1)
     if not isinstance(reps, int) or not 1 <= reps <= 1000:
@@ -390,9 +416,14 @@ def load_study(name_or_path: str | Path) -> Study:
     """Loads a shipped study by name, or a study file by path."""
     p = study_path(name_or_path)
     try:
-        text = p.read_text()
-    except FileNotFoundError:
-        raise StudyError("", f"study file not found: {p}") from None
+        check_toml_file(p)
+        text = p.read_text(encoding="utf-8")
+    except ScenarioError as e:
+        raise StudyError("", f"study {e.message}") from None
+    except UnicodeDecodeError as e:
+        raise StudyError("", f"{p}: not a TOML text file (not UTF-8 at byte {e.start})") from None
+    except OSError as e:
+        raise StudyError("", f"cannot read {p}: {e.strerror or e}") from None
     return parse_study(text, str(p))
 
 

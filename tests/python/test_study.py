@@ -1,4 +1,4 @@
-"""Study files: expansion, validation, running, resuming, Dask."""
+"""Study files: expansion, validation, running, resuming (Dask: test_dask.py)."""
 
 from __future__ import annotations
 
@@ -280,41 +280,36 @@ def test_killed_sweep_resumes_without_duplicates_or_gaps(tmp_path) -> None:
     assert empty.returncode == 0 and "no runs" in empty.stdout
 
 
-def test_dask_cluster_gives_the_same_numbers_as_the_local_pool(tmp_path) -> None:
-    distributed = pytest.importorskip("distributed")
-    study = parse_study(TINY)
-    run_study(study, tmp_path / "local", quick=True, workers=2, progress=False)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cl:
-        run_study(study, tmp_path / "dask", quick=True, scheduler=cl.scheduler_address, progress=False)
-    cols = ["key", "seed", "algorithm", "rtt", "goodput", "jain"]
-    a = results(tmp_path / "local")[cols].sort_values("key").reset_index(drop=True)
-    b = results(tmp_path / "dask")[cols].sort_values("key").reset_index(drop=True)
-    assert len(a) == 2
-    assert a.equals(b)
-
-
-def test_closing_the_local_pool_cancels_the_runs_not_started() -> None:
-    # Ctrl-C or an error in the sweep closes the stream of records: the runs
-    # still queued must not start (they used to run on, unrecorded).
+def test_an_interrupted_sweep_stops_and_releases_its_claims(tmp_path, monkeypatch) -> None:
+    # Ctrl-C (or an error) in the sweep's loop must stop it: no more than the
+    # pool's window of runs starts (they used to run on, unrecorded), and the
+    # claims are released so that a rerun can take them.
     import threading
-    import time
 
     started: list[int] = []
     lock = threading.Lock()
+    real_run = runner.run
 
-    def job(i: int) -> int:
+    def slow(scenario, progress=False):
         with lock:
-            started.append(i)
+            started.append(1)
         time.sleep(0.2)
-        return i
+        return real_run(scenario, progress=progress)
 
-    stream = runner._local([lambda i=i: job(i) for i in range(40)], 2)
-    next(stream)
-    stream.close()
+    def interrupt(self, rec):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run", slow)
+    monkeypatch.setattr(runner.ResultsDB, "record", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        run_study(parse_study(TINY), tmp_path, workers=2, progress=False)
     time.sleep(1.0)
-    assert len(started) <= 4, started
+    assert len(started) <= 2, started
+    db = runner.ResultsDB(tmp_path)
+    for spec in expand(parse_study(TINY)):
+        claim = db.claim(spec.key)
+        assert claim is not None
+        claim.release()
 
 
 def test_study_platform_reaches_every_run_and_platform_option_replaces_it() -> None:

@@ -19,6 +19,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from tcpeval.errors import StoreError
+from tcpeval.files import atomic_path
+
 _TAB20 = list(mpl.colormaps["tab20"].colors)
 #: 20 distinct colours: tab10's ten strong ones, then their light partners, so
 #: a study with eleven algorithms never repeats a colour.
@@ -152,9 +155,16 @@ def save(fig: Figure, path: str | Path | None) -> None:
     suffix = target.suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"unsupported figure format {target.suffix!r}; use one of {FORMATS}")
-    with house_style():
-        fmt = suffix.lstrip(".")
-        fig.savefig(target, format=fmt, metadata=UNDATED.get(fmt))
+    fmt = suffix.lstrip(".")
+    # Written to a temporary file and renamed: a full disk leaves the old
+    # file or none, never a truncated one.
+    try:
+        with house_style(), atomic_path(target) as tmp:
+            fig.savefig(tmp, format=fmt, metadata=UNDATED.get(fmt))
+    except OSError as e:
+        if isinstance(e, StoreError):
+            raise
+        raise StoreError(target, f"cannot write: {e.strerror or e}") from None
 
 
 def save_formats(fig: Figure, paths: Sequence[str | Path]) -> None:

@@ -17,6 +17,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tcpeval import __version__
+from tcpeval.errors import StoreError
+from tcpeval.files import write_text_atomic
+from tcpeval.results_db import ResultsDB
 
 from .data import StudyResults, experiment_runs, load_study
 from .figures import FigureOutput, experiment_figures, figure_outputs
@@ -64,6 +67,7 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
     no matplotlib Figure (``figure`` is None), so memory does not grow with
     the study.
     """
+    check_runs(study_dir)
     study = load_study(study_dir)
     figures: dict[str, list[FigureOutput]] = {}
     tables: dict[str, list[TableOutput]] = {}
@@ -77,10 +81,26 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
     write_csv(card, study.directory / "tables")
     sections = [experiment_html(study, e, figures[e["name"]], tables[e["name"]]) for e in study.experiments]
     page = study.directory / "report.html"
-    tmp = page.with_name(f".{page.name}.tmp-{os.getpid()}")
-    tmp.write_text(page_html(study, sections, __version__, card), encoding="utf-8")
-    os.replace(tmp, page)
+    write_text_atomic(page, page_html(study, sections, __version__, card))
     return Report(page, figures, tables, card)
+
+
+def check_runs(study_dir: str | Path) -> None:
+    """Raises :class:`~tcpeval.errors.StoreError` naming every stored run
+    whose files are missing or differ from their recorded checksums (a report
+    must not draw from damaged runs; rerunning the study simulates them again)."""
+    db = ResultsDB(study_dir, readonly=True)
+    try:
+        damaged = db.damaged()
+    finally:
+        db.close()
+    if damaged:
+        lines = [problem for key in sorted(damaged) for problem in damaged[key]]
+        raise StoreError(
+            Path(study_dir),
+            f"{len(damaged)} stored run(s) damaged ({'; '.join(lines)}); "
+            "rerun the study command to simulate them again",
+        )
 
 
 def build_report(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Path:

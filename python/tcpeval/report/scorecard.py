@@ -12,12 +12,12 @@ from __future__ import annotations
 import csv
 import html
 import io
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..claims import Verdict, expected_text, verdict
+from ..files import write_text_atomic
 from .data import StudyResults
 
 
@@ -90,9 +90,7 @@ def write_csv(card: Scorecard, directory: Path) -> Path:
     writer.writeheader()
     writer.writerows(rows(card))
     path = directory / "scorecard.csv"
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(buf.getvalue(), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, buf.getvalue())
     return path
 
 

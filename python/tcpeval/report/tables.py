@@ -24,6 +24,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import StoreError
+from ..files import write_with
 from ..metrics.stats import nan_mean_ci
 from .data import RUN_COLUMNS, StudyResults, ok_runs, present_values, select
 from .figures import CONFIDENCE, label, slug
@@ -111,7 +113,10 @@ def table_output(
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.csv"
     table = pd.DataFrame(numbers)
-    table.to_csv(path, index=False)
+    try:
+        write_with(path, lambda tmp: table.to_csv(tmp, index=False))
+    except OSError as e:
+        raise StoreError(path, f"cannot write: {e.strerror or e}") from None
     return TableOutput(experiment["name"], name, title, table, pd.DataFrame(text), path)
 
 
