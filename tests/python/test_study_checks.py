@@ -50,7 +50,7 @@ def _error(text: str) -> StudyError:
         (('rows = ["algorithm", "rtt"]', 'rows = ["algo"]'), "experiment[0].table[0].rows[0]", "not a sweep"),
         (('y = "goodput"', 'y = "goodput_mbps"'), "experiment[0].figure[0].y", "not a metric"),
         (('x = "rtt"', 'x = "rtts"'), "experiment[0].figure[0].x", "not a sweep parameter"),
-        (('kind = "line"', 'kind = "lines"'), "experiment[0].figure[0].kind", "kinds: line"),
+        (('kind = "line"', 'kind = "lines"'), "experiment[0].figure[0].kind", "use line"),
         (('group = "algorithm"', 'colour = "algorithm"'), "experiment[0].figure[0].colour", "unknown key"),
     ],
 )
