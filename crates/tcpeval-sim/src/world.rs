@@ -37,8 +37,7 @@ use crate::probe::{ClassSeries, FlowSeries, QueueSeries, SampleKind, Transfers};
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
 use crate::rng::{purpose, stream, BernoulliGaps};
 use crate::scenario::{check, check_pos, FlowSpec, Scenario, ScenarioError, TcpOptions};
-use crate::tcp::sender::AckIn;
-use crate::tcp::{Receiver, Sender};
+use crate::tcp::{Connection, Sender};
 use crate::time::Time;
 use crate::traffic::udp::UdpSource;
 use crate::traffic::web::{Sessions, WebSource};
@@ -68,7 +67,7 @@ struct Hop {
 #[allow(clippy::large_enum_variant)]
 enum Ends {
     /// A TCP connection.
-    Tcp { sender: Sender, receiver: Receiver },
+    Tcp(Connection),
     /// A UDP source and its sink; `next_seq` numbers the packets.
     Udp { next_seq: u64 },
 }
@@ -119,7 +118,7 @@ impl Flow {
 
     fn sender(&self) -> &Sender {
         match &self.ends {
-            Ends::Tcp { sender, .. } => sender,
+            Ends::Tcp(c) => &c.sender,
             Ends::Udp { .. } => unreachable!("a UDP flow has no TCP sender"),
         }
     }
@@ -306,12 +305,8 @@ impl World {
             } else {
                 plan.bulk_flows[k - n_explicit].1
             };
-            let ends = Ends::Tcp {
-                sender: Sender::new(id, tcp, cc, f.size_pkts),
-                receiver: Receiver::new(id, &tcp),
-            };
             flows.push(Flow::new(
-                ends,
+                Ends::Tcp(Connection::new(id, tcp, cc, f.size_pkts)),
                 add_route(&route.fwd),
                 add_route(&route.rev),
                 class,
@@ -498,8 +493,8 @@ impl World {
             } => self.on_timer(flow, kind, generation),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => {
-                if let Ends::Tcp { sender, .. } = &mut self.flows[f as usize].ends {
-                    sender.stop();
+                if let Ends::Tcp(c) = &mut self.flows[f as usize].ends {
+                    c.sender.stop();
                 }
             }
             Event::Sample(i) => self.sample(i),
@@ -530,8 +525,8 @@ impl World {
             ));
         }
         let mut out = std::mem::take(&mut self.scratch);
-        if let Ends::Tcp { sender, .. } = &mut fl.ends {
-            sender.start(now, &mut out);
+        if let Ends::Tcp(c) = &mut fl.ends {
+            c.sender.start(now, &mut out);
         }
         self.flush(f, &mut out);
         self.scratch = out;
@@ -603,10 +598,8 @@ impl World {
             self.class_counters[f.class as usize].dropped += 1;
         } else {
             f.acks_dropped += 1;
-            if let (Ends::Tcp { receiver, .. }, Payload::Ack { sack, .. }) =
-                (&mut f.ends, pkt.payload)
-            {
-                receiver.sacks.release(sack);
+            if let (Ends::Tcp(c), Payload::Ack { sack, .. }) = (&mut f.ends, pkt.payload) {
+                c.ack_dropped(sack);
             }
         }
         self.packet_gone(pkt.flow);
@@ -631,26 +624,20 @@ impl World {
             };
             self.offer(pkt, self.now);
         }
-        let Ends::Tcp { sender, receiver } = &mut self.flows[f as usize].ends else {
+        let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
             return;
         };
-        let timers = [
-            (TimerKind::Rto, &mut sender.rto_timer),
-            (TimerKind::DelayedAck, &mut receiver.delack),
-            (TimerKind::Cc, &mut sender.cc_timer),
-        ];
-        for (kind, timer) in timers {
-            if let Some((t, generation)) = timer.to_schedule() {
-                self.events.push(
-                    t,
-                    Event::Timer {
-                        flow: f,
-                        kind,
-                        generation,
-                    },
-                );
-            }
-        }
+        let events = &mut self.events;
+        c.due_timers(|kind, t, generation| {
+            events.push(
+                t,
+                Event::Timer {
+                    flow: f,
+                    kind,
+                    generation,
+                },
+            );
+        });
     }
 
     fn on_delivery(&mut self, l: LinkId) {
@@ -703,34 +690,17 @@ impl World {
                 c.received += 1;
                 c.delivered_bytes += u64::from(pkt.size);
             }
-            (Ends::Tcp { receiver, sender }, Payload::Data { seq, tsval }) => {
+            (Ends::Tcp(conn), Payload::Data { seq, tsval }) => {
                 fl.data_received += 1;
-                let n = receiver.on_data(seq, tsval, now, &mut out);
+                let n = conn.receiver.on_data(seq, tsval, now, &mut out);
                 fl.delivered_pkts += n;
                 let c = &mut self.class_counters[cls];
                 c.received += 1;
-                c.delivered_bytes += n * u64::from(sender.tcb.mss);
+                c.delivered_bytes += n * u64::from(conn.sender.tcb.mss);
             }
-            (
-                Ends::Tcp { sender, receiver },
-                Payload::Ack {
-                    cum,
-                    trigger,
-                    sack,
-                    dsack,
-                    tsecr,
-                },
-            ) => {
-                let (blocks, n) = receiver.sacks.take(sack);
-                let ack = AckIn {
-                    cum,
-                    trigger,
-                    sack: &blocks[..n],
-                    dsack,
-                    tsecr,
-                };
-                sender.on_ack(now, ack, &mut out);
-                completed = !fl.done && sender.completed_at.is_some();
+            (Ends::Tcp(conn), ack @ Payload::Ack { .. }) => {
+                conn.on_ack(now, ack, &mut out);
+                completed = !fl.done && conn.sender.completed_at.is_some();
             }
         }
         if completed {
@@ -741,7 +711,7 @@ impl World {
             self.class_counters[cls].completed += 1;
             self.class_active[cls] -= 1;
         }
-        if matches!(self.flows[f as usize].ends, Ends::Tcp { .. }) {
+        if matches!(self.flows[f as usize].ends, Ends::Tcp(_)) {
             self.flush(f, &mut out);
         }
         self.scratch = out;
@@ -751,26 +721,10 @@ impl World {
     fn on_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.scratch);
-        let Ends::Tcp { sender, receiver } = &mut self.flows[f as usize].ends else {
+        let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
             unreachable!("timer of a UDP flow");
         };
-        match kind {
-            TimerKind::Rto => {
-                if sender.rto_timer.fire(generation, now) {
-                    sender.on_rto(now, &mut out);
-                }
-            }
-            TimerKind::DelayedAck => {
-                if receiver.delack.fire(generation, now) {
-                    receiver.on_delack_timer(&mut out);
-                }
-            }
-            TimerKind::Cc => {
-                if sender.cc_timer.fire(generation, now) {
-                    sender.on_cc_timer(now, &mut out);
-                }
-            }
-        }
+        c.on_timer(kind, generation, now, &mut out);
         self.flush(f, &mut out);
         self.scratch = out;
     }
@@ -836,25 +790,15 @@ impl World {
                 (self.flows.len() - 1) as FlowId
             }
         };
-        let mut sender = Sender::new(f, proto.cfg, proto.cc.clone(), Some(drawn.pkts));
-        let mut receiver = Receiver::new(f, &proto.cfg);
+        let mut conn = Connection::new(f, proto.cfg, proto.cc.clone(), Some(drawn.pkts));
         let slot = &mut self.flows[f as usize];
-        if let Ends::Tcp {
-            sender: old_s,
-            receiver: old_r,
-        } = &slot.ends
-        {
+        if let Ends::Tcp(old) = &slot.ends {
             // Keep the old timers' pending events (see the module doc).
-            sender.rto_timer = old_s.rto_timer;
-            sender.cc_timer = old_s.cc_timer;
-            receiver.delack = old_r.delack;
-            sender.rto_timer.stop();
-            sender.cc_timer.stop();
-            receiver.delack.stop();
+            conn.inherit_timers(old);
         }
         let mut delay_line = std::mem::take(&mut slot.delay_line);
         delay_line.clear();
-        *slot = Flow::new(Ends::Tcp { sender, receiver }, fwd, rev, class, rtt - base);
+        *slot = Flow::new(Ends::Tcp(conn), fwd, rev, class, rtt - base);
         slot.delay_line = delay_line;
         slot.transfer =
             Some(
@@ -866,8 +810,8 @@ impl World {
         c.offered_bytes += drawn.pkts * u64::from(self.packet_size);
         self.class_active[class as usize] += 1;
         let mut out = std::mem::take(&mut self.scratch);
-        if let Ends::Tcp { sender, .. } = &mut self.flows[f as usize].ends {
-            sender.start(now, &mut out);
+        if let Ends::Tcp(c) = &mut self.flows[f as usize].ends {
+            c.sender.start(now, &mut out);
         }
         self.flush(f, &mut out);
         self.scratch = out;

@@ -3,6 +3,7 @@
 //! blocks, delayed ACK). Sequence numbers count packets, not bytes.
 
 pub mod config;
+pub mod connection;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
@@ -11,5 +12,6 @@ pub mod timer;
 pub mod undo;
 
 pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
+pub use connection::Connection;
 pub use receiver::Receiver;
 pub use sender::{Sender, SenderStats};
