@@ -8,6 +8,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use tcpeval_sim::resolve::Resolved;
 use tcpeval_sim::results::Results;
 use tcpeval_sim::{from_json, ScenarioError, Time, World};
 
@@ -27,7 +28,7 @@ fn scenario_err(e: ScenarioError) -> PyErr {
 #[pyfunction]
 fn validate(json: &str) -> PyResult<String> {
     let sc = from_json(json).map_err(scenario_err)?;
-    World::new(&sc).map_err(scenario_err)?;
+    Resolved::new(&sc).map_err(scenario_err)?;
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 

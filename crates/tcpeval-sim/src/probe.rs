@@ -4,6 +4,53 @@
 //! event per period serves all flows (or all links, or all classes), and
 //! nothing is recorded when a period is zero.
 
+use crate::event::{Event, EventQueue, LinkId};
+use crate::net::Link;
+use crate::results::ClassCounters;
+use crate::scenario::Probes;
+use crate::tcp::Sender;
+use crate::time::Time;
+
+/// A run's probes: its samplers (period and what each records, one pending
+/// [`Event::Sample`] each), the series they fill and the transfers table.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    samplers: Vec<(Time, SampleKind)>,
+    /// Per-flow series.
+    pub flows: FlowSeries,
+    /// Per-link queue series.
+    pub queues: QueueSeries,
+    /// Per-class series.
+    pub classes: ClassSeries,
+    /// One row per finite transfer.
+    pub transfers: Transfers,
+}
+
+impl Recorder {
+    /// Sets up a sampler for each nonzero period of `p` (flows, queues,
+    /// classes; the class period defaults to the flow period) and schedules
+    /// its first sample at time zero.
+    pub fn start(&mut self, p: &Probes, events: &mut EventQueue) {
+        let class_period = p.class_period_ms.unwrap_or(p.flow_period_ms);
+        for (period_ms, kind) in [
+            (p.flow_period_ms, SampleKind::Flows),
+            (p.queue_period_ms, SampleKind::Queues),
+            (class_period, SampleKind::Classes),
+        ] {
+            if period_ms > 0.0 {
+                events.push(Time::ZERO, Event::Sample(self.samplers.len() as u32));
+                self.samplers
+                    .push((Time::from_secs_f64(period_ms / 1e3), kind));
+            }
+        }
+    }
+
+    /// Period and kind of sampler `i`.
+    pub fn sampler(&self, i: u32) -> (Time, SampleKind) {
+        self.samplers[i as usize]
+    }
+}
+
 /// Per-flow time series, one row per (sample time, traced active flow).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowSeries {
@@ -27,6 +74,24 @@ pub struct FlowSeries {
     pub timeouts: Vec<u64>,
 }
 
+impl FlowSeries {
+    /// Appends flow `flow`'s row at `t` (s): its sender's window, RTT and
+    /// counters, and `delivered` bytes delivered in order so far.
+    pub fn record(&mut self, t: f64, flow: u32, sender: &Sender, delivered: u64) {
+        let tcb = &sender.tcb;
+        self.time.push(t);
+        self.flow.push(flow);
+        self.cwnd.push(tcb.cwnd);
+        self.ssthresh.push(tcb.ssthresh);
+        self.srtt.push(tcb.srtt.map_or(f64::NAN, |x| x.secs()));
+        self.delivered.push(delivered);
+        let st = sender.stats;
+        self.sent.push(st.sent);
+        self.retransmitted.push(st.retransmitted);
+        self.timeouts.push(st.timeouts);
+    }
+}
+
 /// Per-link queue series, one row per (sample time, monitored link).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct QueueSeries {
@@ -42,6 +107,21 @@ pub struct QueueSeries {
     pub departed_bytes: Vec<u64>,
     /// Packets dropped by the full buffer so far.
     pub drops: Vec<u64>,
+}
+
+impl QueueSeries {
+    /// Appends link `id`'s row at `now` (`t` in s), first moving the link's
+    /// departures up to `now`.
+    pub fn record(&mut self, t: f64, id: LinkId, link: &mut Link, now: Time) {
+        link.advance(now);
+        self.time.push(t);
+        self.link.push(id);
+        self.qlen.push(link.waiting());
+        self.qbytes.push(link.waiting_bytes());
+        let c = link.counters_at(now);
+        self.departed_bytes.push(c.bytes_departed);
+        self.drops.push(c.drops);
+    }
 }
 
 /// Per-class series, one row per (sample time, class): the aggregate of
@@ -63,6 +143,19 @@ pub struct ClassSeries {
     pub sent: Vec<u64>,
     /// TCP flows started and not yet completed.
     pub active: Vec<u32>,
+}
+
+impl ClassSeries {
+    /// Appends class `class`'s row at `t` (s) from its counters `k` and its
+    /// `active` TCP flows.
+    pub fn record(&mut self, t: f64, class: u32, k: &ClassCounters, active: u32) {
+        self.time.push(t);
+        self.class.push(class);
+        self.delivered.push(k.delivered_bytes);
+        self.offered.push(k.offered_bytes);
+        self.sent.push(k.sent_bytes);
+        self.active.push(active);
+    }
 }
 
 /// One row per finite transfer (a generated web transfer, or a scenario

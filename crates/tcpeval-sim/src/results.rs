@@ -1,7 +1,9 @@
 //! What a run hands back: the probe columns and per-flow / per-link totals.
 
-use crate::net::LinkCounters;
+use crate::flow::{Flow, FlowMeta};
+use crate::net::{BufferLimit, Link, LinkCounters};
 use crate::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+use crate::time::Time;
 use crate::traffic::ClassInfo;
 
 /// Totals of one flow over the run.
@@ -51,6 +53,38 @@ pub struct FlowSummary {
     pub final_cwnd: f64,
 }
 
+impl FlowSummary {
+    /// The totals of TCP flow `fl`, described by `m`, at the end of the run,
+    /// with `data_in_transit` of its data packets still on their way.
+    pub(crate) fn new(fl: &Flow, m: &FlowMeta, data_in_transit: u64) -> Self {
+        let sender = fl.sender();
+        let st = sender.stats;
+        FlowSummary {
+            name: m.name.clone(),
+            algorithm: sender.cc.name().to_string(),
+            spec: m.spec,
+            start_s: m.start.secs(),
+            stop_s: m.stop.map(Time::secs),
+            size_pkts: m.size,
+            base_rtt_s: m.base_rtt.secs(),
+            mss: sender.tcb.mss,
+            sent: st.sent,
+            retransmitted: st.retransmitted,
+            fast_retransmits: st.fast_retransmits,
+            timeouts: st.timeouts,
+            undos: st.undos,
+            delivered_bytes: fl.delivered_pkts * u64::from(sender.tcb.mss),
+            data_received: fl.data_received,
+            data_dropped: fl.data_dropped,
+            acks_dropped: fl.acks_dropped,
+            data_in_transit,
+            first_loss_s: fl.first_loss.map(Time::secs),
+            completed_s: sender.completed_at.map(Time::secs),
+            final_cwnd: sender.tcb.cwnd,
+        }
+    }
+}
+
 /// Totals of one link over the run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkSummary {
@@ -68,6 +102,28 @@ pub struct LinkSummary {
     pub monitored: bool,
     /// Counters.
     pub counters: LinkCounters,
+}
+
+impl LinkSummary {
+    /// The totals of `link` at `now` (the end of the run); `monitored`: its
+    /// queue was recorded.
+    pub(crate) fn new(link: &Link, monitored: bool, now: Time) -> Self {
+        LinkSummary {
+            name: link.name.clone(),
+            rate_bps: link.rate_bps,
+            delay_s: link.delay.secs(),
+            buffer_pkts: match link.buffer {
+                BufferLimit::Packets(p) => Some(p),
+                BufferLimit::Bytes(_) => None,
+            },
+            buffer_bytes: match link.buffer {
+                BufferLimit::Bytes(b) => Some(b),
+                BufferLimit::Packets(_) => None,
+            },
+            monitored,
+            counters: link.counters_at(now),
+        }
+    }
 }
 
 /// Totals of one traffic class over the run. Packet conservation holds per

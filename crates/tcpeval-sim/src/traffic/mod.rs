@@ -22,6 +22,7 @@
 
 pub mod bulk;
 pub mod dist;
+pub mod generators;
 pub mod rtt;
 pub mod sizes;
 pub mod udp;
