@@ -57,6 +57,29 @@ fn platforms() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// The TCP options as JSON text: name, type, unit, default, range
+/// (`[lo, hi]` or null), doc, source; declared once in `tcp::config`.
+#[pyfunction]
+fn tcp_options() -> String {
+    use tcpeval_sim::tcp::config::{option_defaults, OPTIONS};
+    let defaults = option_defaults();
+    let list: Vec<serde_json::Value> = OPTIONS
+        .iter()
+        .map(|o| {
+            serde_json::json!({
+                "name": o.name,
+                "type": o.kind,
+                "unit": o.unit,
+                "default": defaults[o.name],
+                "range": o.range.map(|(lo, hi)| [lo, hi]),
+                "doc": o.doc.trim(),
+                "source": o.source,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// The algorithm catalog as JSON text: name, summary, defaults, docs.
 #[pyfunction]
 fn algorithms() -> String {
@@ -260,6 +283,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(platforms, m)?)?;
+    m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod connection;
+pub mod declare;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
@@ -11,7 +12,7 @@ pub mod sender;
 pub mod timer;
 pub mod undo;
 
-pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
+pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig, TcpOptions};
 pub use connection::Connection;
 pub use receiver::Receiver;
 pub use sender::{Sender, SenderStats};
