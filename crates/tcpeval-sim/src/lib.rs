@@ -7,6 +7,7 @@
 //! repeated [`world::World::advance`] calls, for progress reporting) returns
 //! [`results::Results`]: probe columns and per-flow / per-link totals.
 
+pub mod columns;
 pub mod event;
 mod flow;
 pub mod net;

@@ -4,6 +4,7 @@
 //! event per period serves all flows (or all links, or all classes), and
 //! nothing is recorded when a period is zero.
 
+use crate::columns::table;
 use crate::event::{Event, EventQueue, LinkId};
 use crate::net::Link;
 use crate::results::ClassCounters;
@@ -51,27 +52,28 @@ impl Recorder {
     }
 }
 
-/// Per-flow time series, one row per (sample time, traced active flow).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FlowSeries {
-    /// Sample time, s.
-    pub time: Vec<f64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// Congestion window, packets.
-    pub cwnd: Vec<f64>,
-    /// Slow-start threshold, packets (infinity while unlimited).
-    pub ssthresh: Vec<f64>,
-    /// Smoothed RTT, s (NaN before the first sample).
-    pub srtt: Vec<f64>,
-    /// Bytes delivered in order to the receiving application so far.
-    pub delivered: Vec<u64>,
-    /// Data packets sent so far (retransmissions included).
-    pub sent: Vec<u64>,
-    /// Data packets retransmitted so far.
-    pub retransmitted: Vec<u64>,
-    /// Retransmission timeouts so far.
-    pub timeouts: Vec<u64>,
+table! {
+    /// Per-flow time series, one row per (sample time, traced active flow).
+    pub struct FlowSeries as "flow_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Flow index.
+        pub flow: Vec<u32>,
+        /// Congestion window, packets.
+        pub cwnd: Vec<f64>,
+        /// Slow-start threshold, packets (infinity while unlimited).
+        pub ssthresh: Vec<f64>,
+        /// Smoothed RTT, s (NaN before the first sample).
+        pub srtt: Vec<f64>,
+        /// Bytes delivered in order to the receiving application so far.
+        pub delivered: Vec<u64>,
+        /// Data packets sent so far (retransmissions included).
+        pub sent: Vec<u64>,
+        /// Data packets retransmitted so far.
+        pub retransmitted: Vec<u64>,
+        /// Retransmission timeouts so far.
+        pub timeouts: Vec<u64>,
+    }
 }
 
 impl FlowSeries {
@@ -92,21 +94,22 @@ impl FlowSeries {
     }
 }
 
-/// Per-link queue series, one row per (sample time, monitored link).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QueueSeries {
-    /// Sample time, s.
-    pub time: Vec<f64>,
-    /// Link index.
-    pub link: Vec<u32>,
-    /// Packets waiting (not counting the one in service).
-    pub qlen: Vec<u32>,
-    /// Bytes waiting.
-    pub qbytes: Vec<u64>,
-    /// Bytes serialized onto the link so far.
-    pub departed_bytes: Vec<u64>,
-    /// Packets dropped by the full buffer so far.
-    pub drops: Vec<u64>,
+table! {
+    /// Per-link queue series, one row per (sample time, monitored link).
+    pub struct QueueSeries as "queue_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Link index.
+        pub link: Vec<u32>,
+        /// Packets waiting (not counting the one in service).
+        pub qlen: Vec<u32>,
+        /// Bytes waiting.
+        pub qbytes: Vec<u64>,
+        /// Bytes serialized onto the link so far.
+        pub departed_bytes: Vec<u64>,
+        /// Packets dropped by the full buffer so far.
+        pub drops: Vec<u64>,
+    }
 }
 
 impl QueueSeries {
@@ -124,25 +127,26 @@ impl QueueSeries {
     }
 }
 
-/// Per-class series, one row per (sample time, class): the aggregate of
-/// every flow of the class, so short transfers that come and go add up.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ClassSeries {
-    /// Sample time, s.
-    pub time: Vec<f64>,
-    /// Class index.
-    pub class: Vec<u32>,
-    /// Payload bytes delivered in order to the class's receivers so far
-    /// (UDP: wire bytes received).
-    pub delivered: Vec<u64>,
-    /// Wire bytes of data the class's applications offered so far (finite
-    /// transfers: their whole size when they start; UDP: packets sent;
-    /// unlimited bulk flows: 0).
-    pub offered: Vec<u64>,
-    /// Wire bytes of data packets sent so far, retransmissions included.
-    pub sent: Vec<u64>,
-    /// TCP flows started and not yet completed.
-    pub active: Vec<u32>,
+table! {
+    /// Per-class series, one row per (sample time, class): the aggregate of
+    /// every flow of the class, so short transfers that come and go add up.
+    pub struct ClassSeries as "class_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Class index.
+        pub class: Vec<u32>,
+        /// Payload bytes delivered in order to the class's receivers so far
+        /// (UDP: wire bytes received).
+        pub delivered: Vec<u64>,
+        /// Wire bytes of data the class's applications offered so far (finite
+        /// transfers: their whole size when they start; UDP: packets sent;
+        /// unlimited bulk flows: 0).
+        pub offered: Vec<u64>,
+        /// Wire bytes of data packets sent so far, retransmissions included.
+        pub sent: Vec<u64>,
+        /// TCP flows started and not yet completed.
+        pub active: Vec<u32>,
+    }
 }
 
 impl ClassSeries {
@@ -158,24 +162,25 @@ impl ClassSeries {
     }
 }
 
-/// One row per finite transfer (a generated web transfer, or a scenario
-/// flow with `size_pkts`), in start order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Transfers {
-    /// Class index.
-    pub class: Vec<u32>,
-    /// Index in the `flows` table, -1 for a generated transfer.
-    pub flow: Vec<i64>,
-    /// Size, packets.
-    pub size_pkts: Vec<u64>,
-    /// Size drawn, bytes (an empirical table in packets gives `size_pkts * mss`).
-    pub size_bytes: Vec<f64>,
-    /// Start, s.
-    pub start: Vec<f64>,
-    /// Time the last byte was acknowledged, s; NaN if unfinished.
-    pub end: Vec<f64>,
-    /// Round-trip propagation delay of the transfer's path, s.
-    pub rtt: Vec<f64>,
+table! {
+    /// One row per finite transfer (a generated web transfer, or a scenario
+    /// flow with `size_pkts`), in start order.
+    pub struct Transfers as "transfers" {
+        /// Class index.
+        pub class: Vec<u32>,
+        /// Index in the `flows` table, -1 for a generated transfer.
+        pub flow: Vec<i64>,
+        /// Size, packets.
+        pub size_pkts: Vec<u64>,
+        /// Size drawn, bytes (an empirical table in packets gives `size_pkts * mss`).
+        pub size_bytes: Vec<f64>,
+        /// Start, s.
+        pub start: Vec<f64>,
+        /// Time the last byte was acknowledged, s; NaN if unfinished.
+        pub end: Vec<f64>,
+        /// Round-trip propagation delay of the transfer's path, s.
+        pub rtt: Vec<f64>,
+    }
 }
 
 impl Transfers {
