@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from tcpeval import load_scenario
 
@@ -77,6 +78,14 @@ def test_tcp_options_list_every_option_with_default_range_and_source() -> None:
             "flows": [{"algorithm": "reno", "tcp": finite}],
         }
     )
+
+
+def test_readme_table_names_every_declared_tcp_option() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## TCP options", 1)[1].split("\n## ", 1)[0]
+    data = json.loads(tcpeval("tcp-options", "--json").stdout)
+    missing = [d["name"] for d in data if f"`{d['name']}`" not in section]
+    assert not missing, f"README's TCP options table lacks {missing}"
 
 
 def test_bench_quick_reports_rates() -> None:
