@@ -36,3 +36,23 @@ class PlatformInfo:
 def platforms() -> list[PlatformInfo]:
     """Every platform preset (crates/tcpeval-sim/src/platform.rs), in listing order."""
     return [PlatformInfo(**p) for p in json.loads(_core.platforms())]
+
+
+@dataclass(frozen=True)
+class TcpOptionInfo:
+    """One TCP option of a scenario's ``tcp`` table: its value type, unit,
+    default (JSON; ``None`` for an unlimited value), allowed range
+    (inclusive, numeric options only), meaning and source."""
+
+    name: str
+    type: str
+    unit: str
+    default: object
+    range: list[float] | None
+    doc: str
+    source: str
+
+
+def tcp_options() -> list[TcpOptionInfo]:
+    """Every TCP option, in declaration order (crates/tcpeval-sim/src/tcp/config.rs)."""
+    return [TcpOptionInfo(**o) for o in json.loads(_core.tcp_options())]

@@ -1,5 +1,5 @@
-"""The ``tcpeval`` command line: ``run``, ``algorithms``, ``bench``, ``reproduce``,
-``study run``, ``report`` and ``results query``."""
+"""The ``tcpeval`` command line: ``run``, ``algorithms``, ``platforms``, ``tcp-options``,
+``bench``, ``reproduce``, ``study run``, ``report`` and ``results query``."""
 
 from __future__ import annotations
 
@@ -75,6 +75,22 @@ def _cmd_platforms(args: argparse.Namespace) -> int:
     return _print_catalog(
         platforms(), args.json, lambda p: [(s["key"], s["value"], s["source"]) for s in p.settings]
     )
+
+
+def _cmd_tcp_options(args: argparse.Namespace) -> int:
+    from tcpeval.catalog import tcp_options
+
+    options = tcp_options()
+    if args.json:
+        print(json.dumps([o.__dict__ for o in options], indent=2))
+        return 0
+    for o in options:
+        unit = f" {o.unit}" if o.unit else ""
+        allowed = f", allowed {o.range[0]:g} ..= {o.range[1]:g}" if o.range else ""
+        print(f"{o.name} = {json.dumps(o.default)}    # {o.type}{unit}{allowed}")
+        print(f"    {' '.join(o.doc.split())}")
+        print(f"    source: {o.source}")
+    return 0
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
@@ -280,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("platforms", help="list platform presets, what each sets and its sources")
     pl.add_argument("--json", action="store_true", help="machine-readable output")
     pl.set_defaults(func=_cmd_platforms)
+
+    to = sub.add_parser("tcp-options", help="list the TCP options, their defaults, ranges and sources")
+    to.add_argument("--json", action="store_true", help="machine-readable output")
+    to.set_defaults(func=_cmd_tcp_options)
 
     rp = sub.add_parser("reproduce", help="run a shipped study end to end (figures, tables, report)")
     rp.add_argument("study", help="shipped study: fairness, linux-variants, ... (an unknown name lists them)")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+from tcpeval import load_scenario
 
 
 def tcpeval(*args: str) -> subprocess.CompletedProcess[str]:
@@ -54,6 +57,35 @@ def test_platforms_list_every_setting_with_its_source() -> None:
     assert list(data) == ["linux", "linux-2.6.13", "linux-2.6.16", "ns2", "ns2-tcp-linux"]
     assert data["linux"]["settings"] == []
     assert all(s["source"] for d in data.values() for s in d["settings"])
+
+
+def test_tcp_options_list_every_option_with_default_range_and_source() -> None:
+    p = tcpeval("tcp-options")
+    assert p.returncode == 0, p.stderr
+    assert "dupthresh = 3    # u32 packets, allowed 1 ..= 100" in p.stdout
+    data = {d["name"]: d for d in json.loads(tcpeval("tcp-options", "--json").stdout)}
+    assert data["delack_timeout_ms"]["default"] == 40.0 and data["delack_timeout_ms"]["unit"] == "ms"
+    assert data["recovery"]["default"] == "prr" and data["recovery"]["range"] is None
+    assert data["rto_min_ms"]["range"] == [1.0, 60000.0]
+    assert all(d["source"] and d["doc"] for d in data.values())
+    # Every listed option is one a scenario accepts, at its default (the
+    # unlimited ones, infinity and 2**64 - 1, are no value a scenario writes).
+    finite = {n: d["default"] for n, d in data.items() if d["default"] not in (None, 2**64 - 1)}
+    load_scenario(
+        {
+            "duration_s": 1,
+            "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": 10, "delay_ms": 10}},
+            "flows": [{"algorithm": "reno", "tcp": finite}],
+        }
+    )
+
+
+def test_readme_table_names_every_declared_tcp_option() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## TCP options", 1)[1].split("\n## ", 1)[0]
+    data = json.loads(tcpeval("tcp-options", "--json").stdout)
+    missing = [d["name"] for d in data if f"`{d['name']}`" not in section]
+    assert not missing, f"README's TCP options table lacks {missing}"
 
 
 def test_bench_quick_reports_rates() -> None:

@@ -47,7 +47,7 @@
 use crate::common::{
     additive_increase, hstcp_a, hstcp_b, reno_ssthresh, slow_start_then, GrowthMode, Hstcp,
 };
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CongestionControl, NamedAlgorithm, Tcb};
 use serde::{Deserialize, Serialize};
 
@@ -62,48 +62,29 @@ pub enum AfricaDecrease {
     Half,
 }
 
-/// TCP-Africa's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AfricaParams {
-    /// Backlog threshold between fast and slow mode, packets (1.5, unconfirmed).
-    pub alpha: f64,
-    /// Weight of a new sample in the avgRTT EWMA (1/8).
-    pub rtt_gain: f64,
-    /// Loss response: HighSpeed `b(w)` or halving.
-    pub decrease: AfricaDecrease,
-    /// HighSpeed Low_Window, packets (RFC 3649: 38).
-    pub low_window: f64,
-    /// HighSpeed High_Window, packets (RFC 3649: 83000).
-    pub high_window: f64,
-    /// HighSpeed Low_P, loss rate at `low_window` (RFC 3649: 1e-3).
-    pub low_p: f64,
-    /// HighSpeed High_P, loss rate at `high_window` (RFC 3649: 1e-7).
-    pub high_p: f64,
-    /// HighSpeed High_Decrease, `b` at `high_window` (RFC 3649: 0.1).
-    pub high_decrease: f64,
-    /// Integer window with a counter (Linux) or floating point (ns-2).
-    pub growth: GrowthMode,
-    /// Fast-mode increase counted once per ACK, as the Linux port does (on);
-    /// off counts every packet acked.
-    pub per_ack_increase: bool,
-}
-
-impl Default for AfricaParams {
-    fn default() -> Self {
-        let hs = Hstcp::RFC3649;
-        AfricaParams {
-            alpha: 1.5,
-            rtt_gain: 0.125,
-            decrease: AfricaDecrease::Hstcp,
-            low_window: hs.low_window,
-            high_window: hs.high_window,
-            low_p: hs.low_p,
-            high_p: hs.high_p,
-            high_decrease: hs.high_decrease,
-            growth: GrowthMode::Linux,
-            per_ack_increase: true,
-        }
+params! {
+    /// TCP-Africa's parameters.
+    pub struct AfricaParams for |p| {
+        alpha: f64 = 1.5, closed(0.0, 1e6),
+            "packets: own-backlog estimate below which the HighSpeed (fast) increase is used (1.5, unconfirmed)";
+        rtt_gain: f64 = 0.125, open_low(0.0, 1.0),
+            "weight of a new RTT sample in the avgRTT EWMA (1/8, Linux port)";
+        decrease: AfricaDecrease = AfricaDecrease::Hstcp, unchecked(),
+            "loss response: \"hstcp\" (ssthresh = cwnd (1 - b(cwnd)), Linux port) or \"half\"";
+        low_window: f64 = Hstcp::RFC3649.low_window, closed(1.0, 1e9),
+            "packets: HighSpeed Low_Window, Reno behaviour up to it (RFC 3649: 38)";
+        high_window: f64 = Hstcp::RFC3649.high_window, closed(p.low_window + 1.0, 1e12),
+            "packets: HighSpeed High_Window (RFC 3649: 83000)";
+        low_p: f64 = Hstcp::RFC3649.low_p, open_low(0.0, 1.0),
+            "loss rate per packet at low_window (RFC 3649: 1e-3)";
+        high_p: f64 = Hstcp::RFC3649.high_p, open_low(0.0, p.low_p),
+            "loss rate per packet at high_window (RFC 3649: 1e-7)";
+        high_decrease: f64 = Hstcp::RFC3649.high_decrease, open_low(0.0, 0.5),
+            "fraction of cwnd removed on loss at high_window (RFC 3649: 0.1)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)";
+        per_ack_increase: bool = true, unchecked(),
+            "fast-mode increase a(w)/w once per ACK, whatever it acks (Linux port, on); off: per packet acked";
     }
 }
 
@@ -116,60 +97,6 @@ impl AfricaParams {
             high_p: self.high_p,
             high_decrease: self.high_decrease,
         }
-    }
-}
-
-impl ParamSet for AfricaParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "alpha",
-            doc: "packets: own-backlog estimate below which the HighSpeed (fast) increase is used (1.5, unconfirmed)",
-        },
-        ParamDoc {
-            name: "rtt_gain",
-            doc: "weight of a new RTT sample in the avgRTT EWMA (1/8, Linux port)",
-        },
-        ParamDoc {
-            name: "decrease",
-            doc: "loss response: \"hstcp\" (ssthresh = cwnd (1 - b(cwnd)), Linux port) or \"half\"",
-        },
-        ParamDoc {
-            name: "low_window",
-            doc: "packets: HighSpeed Low_Window, Reno behaviour up to it (RFC 3649: 38)",
-        },
-        ParamDoc {
-            name: "high_window",
-            doc: "packets: HighSpeed High_Window (RFC 3649: 83000)",
-        },
-        ParamDoc {
-            name: "low_p",
-            doc: "loss rate per packet at low_window (RFC 3649: 1e-3)",
-        },
-        ParamDoc {
-            name: "high_p",
-            doc: "loss rate per packet at high_window (RFC 3649: 1e-7)",
-        },
-        ParamDoc {
-            name: "high_decrease",
-            doc: "fraction of cwnd removed on loss at high_window (RFC 3649: 0.1)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)",
-        },
-        ParamDoc {
-            name: "per_ack_increase",
-            doc: "fast-mode increase a(w)/w once per ACK, whatever it acks (Linux port, on); off: per packet acked",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("alpha", self.alpha, 0.0, 1e6)?;
-        check_range_open_low("rtt_gain", self.rtt_gain, 0.0, 1.0)?;
-        check_range("low_window", self.low_window, 1.0, 1e9)?;
-        check_range("high_window", self.high_window, self.low_window + 1.0, 1e12)?;
-        check_range_open_low("low_p", self.low_p, 0.0, 1.0)?;
-        check_range_open_low("high_p", self.high_p, 0.0, self.low_p)?;
-        check_range_open_low("high_decrease", self.high_decrease, 0.0, 0.5)
     }
 }
 
@@ -264,6 +191,7 @@ impl CongestionControl for Africa {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamSet;
     use crate::testing::Harness;
     use crate::time::Time;
     use crate::UNLIMITED;

@@ -75,7 +75,7 @@
 //!   next RTT and splitting a backoff proportionally between components.
 
 use crate::common::{additive_increase, slow_start, GrowthMode, RttRound};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
 
@@ -91,131 +91,37 @@ pub enum CompoundLossSplit {
     Port,
 }
 
-/// Compound TCP's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CompoundParams {
-    /// Delay-window increase factor: `dwnd += alpha win^k - 1` per RTT (1/8).
-    pub alpha: f64,
-    /// Fraction of the total window removed on a loss (1/2).
-    pub beta: f64,
-    /// Exponent of the delay-window increase (3/4).
-    pub k: f64,
-    /// Backlog target, packets: `dwnd` grows while diff < gamma (30).
-    pub gamma: f64,
-    /// `dwnd` falls by `zeta * diff` per RTT when diff >= gamma (1).
-    pub zeta: f64,
-    /// Total window, packets, below which `dwnd = 0` (38, draft and Andrew's port).
-    pub low_window: f64,
-    /// Loss split between the components: "paper" or "port".
-    pub loss_split: CompoundLossSplit,
-    /// Run the per-RTT `dwnd` update during slow start (port) or not (paper).
-    pub dwnd_in_slow_start: bool,
-    /// Tune gamma from the loss window's backlog at each loss (draft).
-    pub gamma_tuning: bool,
-    /// Gain of the gamma tuning EWMA (1/2).
-    pub gamma_lambda: f64,
-    /// Lower clamp of tuned gamma, packets (5).
-    pub gamma_min: f64,
-    /// Upper clamp of tuned gamma, packets (30).
-    pub gamma_max: f64,
-    /// RTT samples a round needs for the per-RTT update (ports: 3).
-    pub min_rtt_samples: u32,
-    /// Floating-point windows (paper) or integer windows with a counter (port).
-    pub growth: GrowthMode,
-}
-
-impl Default for CompoundParams {
-    fn default() -> Self {
-        CompoundParams {
-            alpha: 0.125,
-            beta: 0.5,
-            k: 0.75,
-            gamma: 30.0,
-            zeta: 1.0,
-            low_window: 38.0,
-            loss_split: CompoundLossSplit::Paper,
-            dwnd_in_slow_start: false,
-            gamma_tuning: false,
-            gamma_lambda: 0.5,
-            gamma_min: 5.0,
-            gamma_max: 30.0,
-            min_rtt_samples: 3,
-            growth: GrowthMode::Float,
-        }
-    }
-}
-
-impl ParamSet for CompoundParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "alpha",
-            doc: "delay-window increase factor, dwnd += alpha*win^k - 1 per RTT (paper 1/8)",
-        },
-        ParamDoc {
-            name: "beta",
-            doc: "fraction of the total window removed on a loss (paper 1/2)",
-        },
-        ParamDoc {
-            name: "k",
-            doc: "exponent of the delay-window increase (paper 3/4)",
-        },
-        ParamDoc {
-            name: "gamma",
-            doc: "packets: own-backlog target; dwnd grows below it and shrinks above (paper 30)",
-        },
-        ParamDoc {
-            name: "zeta",
-            doc: "dwnd falls by zeta*diff packets per RTT when diff >= gamma (paper 1)",
-        },
-        ParamDoc {
-            name: "low_window",
-            doc: "packets: total window below which dwnd = 0 (38: CTCP draft, Andrew's port)",
-        },
-        ParamDoc {
-            name: "loss_split",
-            doc: "\"paper\" (cwnd_l/2, dwnd = win(1-beta) - cwnd_l/2) or \"port\" (Linux port: dwnd kept)",
-        },
-        ParamDoc {
-            name: "dwnd_in_slow_start",
-            doc: "run the per-RTT dwnd update in slow start too (Linux port true, paper false)",
-        },
-        ParamDoc {
-            name: "gamma_tuning",
-            doc: "tune gamma at each loss from 3/4 of the loss window's backlog (draft; off)",
-        },
-        ParamDoc {
-            name: "gamma_lambda",
-            doc: "gain of the gamma tuning, gamma += lambda*(3/4 diff_reno - gamma) (1/2)",
-        },
-        ParamDoc {
-            name: "gamma_min",
-            doc: "packets: lower clamp of tuned gamma (5)",
-        },
-        ParamDoc {
-            name: "gamma_max",
-            doc: "packets: upper clamp of tuned gamma (30)",
-        },
-        ParamDoc {
-            name: "min_rtt_samples",
-            doc: "RTT samples a round needs for the per-RTT update (ports: 3)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"float\" (paper) or \"linux\" (integer windows, floored dwnd steps)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range_open_low("alpha", self.alpha, 0.0, 1e3)?;
-        check_range_open_low("beta", self.beta, 0.0, 1.0)?;
-        check_range_open_low("k", self.k, 0.0, 1.0)?;
-        check_range("gamma", self.gamma, 0.0, 1e9)?;
-        check_range("zeta", self.zeta, 0.0, 1e3)?;
-        check_range("low_window", self.low_window, 0.0, 1e9)?;
-        check_range_open_low("gamma_lambda", self.gamma_lambda, 0.0, 1.0)?;
-        check_range("gamma_min", self.gamma_min, 0.0, 1e9)?;
-        check_range("gamma_max", self.gamma_max, self.gamma_min, 1e9)?;
-        check_range("min_rtt_samples", f64::from(self.min_rtt_samples), 1.0, 1e6)
+params! {
+    /// Compound TCP's parameters.
+    pub struct CompoundParams for |p| {
+        alpha: f64 = 0.125, open_low(0.0, 1e3),
+            "delay-window increase factor, dwnd += alpha*win^k - 1 per RTT (paper 1/8)";
+        beta: f64 = 0.5, open_low(0.0, 1.0),
+            "fraction of the total window removed on a loss (paper 1/2)";
+        k: f64 = 0.75, open_low(0.0, 1.0),
+            "exponent of the delay-window increase (paper 3/4)";
+        gamma: f64 = 30.0, closed(0.0, 1e9),
+            "packets: own-backlog target; dwnd grows below it and shrinks above (paper 30)";
+        zeta: f64 = 1.0, closed(0.0, 1e3),
+            "dwnd falls by zeta*diff packets per RTT when diff >= gamma (paper 1)";
+        low_window: f64 = 38.0, closed(0.0, 1e9),
+            "packets: total window below which dwnd = 0 (38: CTCP draft, Andrew's port)";
+        loss_split: CompoundLossSplit = CompoundLossSplit::Paper, unchecked(),
+            "\"paper\" (cwnd_l/2, dwnd = win(1-beta) - cwnd_l/2) or \"port\" (Linux port: dwnd kept)";
+        dwnd_in_slow_start: bool = false, unchecked(),
+            "run the per-RTT dwnd update in slow start too (Linux port true, paper false)";
+        gamma_tuning: bool = false, unchecked(),
+            "tune gamma at each loss from 3/4 of the loss window's backlog (draft; off)";
+        gamma_lambda: f64 = 0.5, open_low(0.0, 1.0),
+            "gain of the gamma tuning, gamma += lambda*(3/4 diff_reno - gamma) (1/2)";
+        gamma_min: f64 = 5.0, closed(0.0, 1e9),
+            "packets: lower clamp of tuned gamma (5)";
+        gamma_max: f64 = 30.0, closed(p.gamma_min, 1e9),
+            "packets: upper clamp of tuned gamma (30)";
+        min_rtt_samples: u32 = 3, closed(1.0, 1e6),
+            "RTT samples a round needs for the per-RTT update (ports: 3)";
+        growth: GrowthMode = GrowthMode::Float, unchecked(),
+            "window arithmetic: \"float\" (paper) or \"linux\" (integer windows, floored dwnd steps)";
     }
 }
 
@@ -433,6 +339,7 @@ impl CongestionControl for Compound {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamSet;
     use crate::reno::{Reno, RenoParams};
     use crate::testing::Harness;
     use crate::UNLIMITED;

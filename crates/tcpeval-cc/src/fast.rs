@@ -64,7 +64,7 @@
 //! `fairness` study).
 
 use crate::common::{slow_start, GrowthMode, MinRtt};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::{check_range, params};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
 
@@ -84,149 +84,45 @@ pub enum AvgRttFilter {
     Paper,
 }
 
-/// FAST TCP's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FastParams {
-    /// Packets the flow aims to keep queued (ns-2 `alpha_`; default unconfirmed).
-    pub alpha: f64,
-    /// Upper edge of the no-update band, packets; `None` = `alpha` (ns-2 `beta_`).
-    pub beta: Option<f64>,
-    /// Weight of the new target in each update (0.5).
-    pub gamma: f64,
-    /// Minimum spacing of window updates and period of FAST's timer, seconds.
-    pub update_interval: f64,
-    /// Update only in every other RTT period (ns-2 >= 1.1.3).
-    pub every_other_rtt: bool,
-    /// Queueing delay below which FAST grows multiplicatively, seconds.
-    pub mi_threshold: f64,
-    /// avgRTT EWMA weight cap: `ns2` (1/256) or `paper` (1/4).
-    pub avg_rtt_filter: AvgRttFilter,
-    /// Numerator of the window-dependent EWMA weight `scale / cwnd` (3).
-    pub avg_rtt_gain_scale: f64,
-    /// Largest growth factor of one update (paper `min{2w, ...}`: 2).
-    pub max_growth: f64,
-    /// Smallest window an update sets, packets (ns-2 2).
-    pub min_cwnd: f64,
-    /// Fraction of cwnd kept after a loss (ns-2 halves: 0.5).
-    pub loss_beta: f64,
-    /// cwnd after an RTO, packets (ns-2 2).
-    pub rto_cwnd: f64,
-    /// Spread window increases over the ACKs of the next update interval (ns-2).
-    pub pace_increases: bool,
-    /// Smallest baseRTT for which increases are paced, seconds (ns-2 4 ms).
-    pub pace_min_base_rtt: f64,
-    /// baseRTT aging, seconds; 0 = never aged.
-    pub base_rtt_max_age: f64,
-    /// Window arithmetic: `float` (ns-2 double) or `linux` (integer with carry).
-    pub growth: GrowthMode,
-}
-
-impl Default for FastParams {
-    fn default() -> Self {
-        FastParams {
-            alpha: 100.0,
-            beta: None,
-            gamma: 0.5,
-            update_interval: 0.01,
-            every_other_rtt: true,
-            mi_threshold: 0.00075,
-            avg_rtt_filter: AvgRttFilter::Ns2,
-            avg_rtt_gain_scale: 3.0,
-            max_growth: 2.0,
-            min_cwnd: 2.0,
-            loss_beta: 0.5,
-            rto_cwnd: 2.0,
-            pace_increases: true,
-            pace_min_base_rtt: 0.004,
-            base_rtt_max_age: 0.0,
-            growth: GrowthMode::Float,
-        }
-    }
-}
-
-impl ParamSet for FastParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "alpha",
-            doc: "packets kept queued at equilibrium (ns-2 alpha_; default 100 unconfirmed)",
+params! {
+    /// FAST TCP's parameters.
+    pub struct FastParams for |p| {
+        alpha: f64 = 100.0, closed(0.0, 1e9),
+            "packets kept queued at equilibrium (ns-2 alpha_; default 100 unconfirmed)";
+        beta: Option<f64> = None, with {
+            if let Some(beta) = p.beta {
+                check_range("beta", beta, p.alpha, 1e9)?;
+            }
         },
-        ParamDoc {
-            name: "beta",
-            doc: "upper edge of the no-update queue band, packets; null = alpha (ns-2 sets beta_ = alpha_)",
-        },
-        ParamDoc {
-            name: "gamma",
-            doc: "weight of the new target per update, (0, 1] (ns-2 and papers 0.5)",
-        },
-        ParamDoc {
-            name: "update_interval",
-            doc: "period of FAST's update timer and minimum update spacing, seconds (10 ms; unconfirmed)",
-        },
-        ParamDoc {
-            name: "every_other_rtt",
-            doc: "update only in every other RTT period (ns-2 >= 1.1.3, Linux prototype: true)",
-        },
-        ParamDoc {
-            name: "mi_threshold",
-            doc: "queueing delay below which cwnd grows per ACK, seconds (0.00075 unconfirmed; fairness study 0.0015)",
-        },
-        ParamDoc {
-            name: "avg_rtt_filter",
-            doc: "avgRTT EWMA weight: \"ns2\" min(scale/cwnd, 1/256) or \"paper\" min(scale/cwnd, 1/4)",
-        },
-        ParamDoc {
-            name: "avg_rtt_gain_scale",
-            doc: "numerator of the EWMA weight scale/cwnd (3)",
-        },
-        ParamDoc {
-            name: "max_growth",
-            doc: "largest factor one update may grow cwnd by (paper 2)",
-        },
-        ParamDoc {
-            name: "min_cwnd",
-            doc: "smallest window an update sets, packets (ns-2 2)",
-        },
-        ParamDoc {
-            name: "loss_beta",
-            doc: "fraction of cwnd kept after a loss, ssthresh and cwnd (ns-2 0.5)",
-        },
-        ParamDoc {
-            name: "rto_cwnd",
-            doc: "cwnd after a retransmission timeout, packets (ns-2 2; standard 1)",
-        },
-        ParamDoc {
-            name: "pace_increases",
-            doc: "spread increases over the next update interval's ACKs (ns-2 true)",
-        },
-        ParamDoc {
-            name: "pace_min_base_rtt",
-            doc: "baseRTT below which increases are applied at once, seconds (ns-2 0.004)",
-        },
-        ParamDoc {
-            name: "base_rtt_max_age",
-            doc: "baseRTT aging, seconds; 0 = never aged",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"float\" (ns-2 double) or \"linux\" (integer, fraction carried)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("alpha", self.alpha, 0.0, 1e9)?;
-        if let Some(beta) = self.beta {
-            check_range("beta", beta, self.alpha, 1e9)?;
-        }
-        check_range_open_low("gamma", self.gamma, 0.0, 1.0)?;
-        check_range_open_low("update_interval", self.update_interval, 0.0, 1e3)?;
-        check_range("mi_threshold", self.mi_threshold, 0.0, 1e3)?;
-        check_range_open_low("avg_rtt_gain_scale", self.avg_rtt_gain_scale, 0.0, 1e9)?;
-        check_range("max_growth", self.max_growth, 1.0, 1e9)?;
-        check_range("min_cwnd", self.min_cwnd, 1.0, 1e9)?;
-        check_range_open_low("loss_beta", self.loss_beta, 0.0, 1.0)?;
-        check_range("rto_cwnd", self.rto_cwnd, 1.0, 1e9)?;
-        check_range("pace_min_base_rtt", self.pace_min_base_rtt, 0.0, 1e3)?;
-        check_range("base_rtt_max_age", self.base_rtt_max_age, 0.0, 1e6)
+            "upper edge of the no-update queue band, packets; null = alpha (ns-2 sets beta_ = alpha_)";
+        gamma: f64 = 0.5, open_low(0.0, 1.0),
+            "weight of the new target per update, (0, 1] (ns-2 and papers 0.5)";
+        update_interval: f64 = 0.01, open_low(0.0, 1e3),
+            "period of FAST's update timer and minimum update spacing, seconds (10 ms; unconfirmed)";
+        every_other_rtt: bool = true, unchecked(),
+            "update only in every other RTT period (ns-2 >= 1.1.3, Linux prototype: true)";
+        mi_threshold: f64 = 0.00075, closed(0.0, 1e3),
+            "queueing delay below which cwnd grows per ACK, seconds (0.00075 unconfirmed; fairness study 0.0015)";
+        avg_rtt_filter: AvgRttFilter = AvgRttFilter::Ns2, unchecked(),
+            "avgRTT EWMA weight: \"ns2\" min(scale/cwnd, 1/256) or \"paper\" min(scale/cwnd, 1/4)";
+        avg_rtt_gain_scale: f64 = 3.0, open_low(0.0, 1e9),
+            "numerator of the EWMA weight scale/cwnd (3)";
+        max_growth: f64 = 2.0, closed(1.0, 1e9),
+            "largest factor one update may grow cwnd by (paper 2)";
+        min_cwnd: f64 = 2.0, closed(1.0, 1e9),
+            "smallest window an update sets, packets (ns-2 2)";
+        loss_beta: f64 = 0.5, open_low(0.0, 1.0),
+            "fraction of cwnd kept after a loss, ssthresh and cwnd (ns-2 0.5)";
+        rto_cwnd: f64 = 2.0, closed(1.0, 1e9),
+            "cwnd after a retransmission timeout, packets (ns-2 2; standard 1)";
+        pace_increases: bool = true, unchecked(),
+            "spread increases over the next update interval's ACKs (ns-2 true)";
+        pace_min_base_rtt: f64 = 0.004, closed(0.0, 1e3),
+            "baseRTT below which increases are applied at once, seconds (ns-2 0.004)";
+        base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
+            "baseRTT aging, seconds; 0 = never aged";
+        growth: GrowthMode = GrowthMode::Float, unchecked(),
+            "window arithmetic: \"float\" (ns-2 double) or \"linux\" (integer, fraction carried)";
     }
 }
 

@@ -61,7 +61,7 @@
 //!   not done here (the Reno floor already guarantees +1 per RTT).
 
 use crate::common::{additive_increase, slow_start, GrowthMode, RttRound};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
 
@@ -76,85 +76,25 @@ pub enum FusionDecision {
     PerAck,
 }
 
-/// TCP-Fusion's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct FusionParams {
-    /// Queueing delay, seconds, that sets the threshold `alpha_F` (4 ms).
-    pub d_min: f64,
-    /// Delay unit of the increase, seconds: `W_inc = B d_min_inc / (8 MSS)` (1 ms).
-    pub d_min_inc: f64,
-    /// Decrease when `diff > decrease_threshold * alpha_F` (3).
-    pub decrease_threshold: f64,
-    /// Smallest fraction of cwnd kept on a loss (1/2).
-    pub beta_min: f64,
-    /// Tustin bandwidth filter coefficient `g` (0.9, Westwood+ paper form).
-    pub bwe_gain: f64,
-    /// Decide once per RTT ("per_rtt") or on every ACK ("per_ack").
-    pub decision: FusionDecision,
-    /// RTT samples a round needs for a per-RTT decision (3, as Vegas).
-    pub min_rtt_samples: u32,
-    /// Floating-point window (formula form) or integer window with counters.
-    pub growth: GrowthMode,
-}
-
-impl Default for FusionParams {
-    fn default() -> Self {
-        FusionParams {
-            d_min: 0.004,
-            d_min_inc: 0.001,
-            decrease_threshold: 3.0,
-            beta_min: 0.5,
-            bwe_gain: 0.9,
-            decision: FusionDecision::PerRtt,
-            min_rtt_samples: 3,
-            growth: GrowthMode::Float,
-        }
-    }
-}
-
-impl ParamSet for FusionParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "d_min",
-            doc: "seconds: queueing delay defining alpha_F = cwnd*d_min/RTT (4 ms, ns-3 re-implementation)",
-        },
-        ParamDoc {
-            name: "d_min_inc",
-            doc: "seconds: increase per RTT is W_inc = B*d_min_inc/(8*MSS) packets (1 ms)",
-        },
-        ParamDoc {
-            name: "decrease_threshold",
-            doc: "decrease when diff > decrease_threshold*alpha_F (3)",
-        },
-        ParamDoc {
-            name: "beta_min",
-            doc: "smallest fraction of cwnd kept on a loss: max(RTTmin/RTT, beta_min) (0.5)",
-        },
-        ParamDoc {
-            name: "bwe_gain",
-            doc: "Tustin bandwidth filter coefficient, B = g*B + (1-g)/2*(s_k + s_k-1) (0.9)",
-        },
-        ParamDoc {
-            name: "decision",
-            doc: "\"per_rtt\" (round-minimum RTT, default) or \"per_ack\" (latest sample)",
-        },
-        ParamDoc {
-            name: "min_rtt_samples",
-            doc: "RTT samples a round needs for a per-RTT decision (3)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"float\" (formula form) or \"linux\" (integer + counters)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("d_min", self.d_min, 0.0, 10.0)?;
-        check_range("d_min_inc", self.d_min_inc, 0.0, 10.0)?;
-        check_range("decrease_threshold", self.decrease_threshold, 1.0, 1e6)?;
-        check_range_open_low("beta_min", self.beta_min, 0.0, 1.0)?;
-        check_range("bwe_gain", self.bwe_gain, 0.0, 1.0)?;
-        check_range("min_rtt_samples", f64::from(self.min_rtt_samples), 1.0, 1e6)
+params! {
+    /// TCP-Fusion's parameters.
+    pub struct FusionParams for |p| {
+        d_min: f64 = 0.004, closed(0.0, 10.0),
+            "seconds: queueing delay defining alpha_F = cwnd*d_min/RTT (4 ms, ns-3 re-implementation)";
+        d_min_inc: f64 = 0.001, closed(0.0, 10.0),
+            "seconds: increase per RTT is W_inc = B*d_min_inc/(8*MSS) packets (1 ms)";
+        decrease_threshold: f64 = 3.0, closed(1.0, 1e6),
+            "decrease when diff > decrease_threshold*alpha_F (3)";
+        beta_min: f64 = 0.5, open_low(0.0, 1.0),
+            "smallest fraction of cwnd kept on a loss: max(RTTmin/RTT, beta_min) (0.5)";
+        bwe_gain: f64 = 0.9, closed(0.0, 1.0),
+            "Tustin bandwidth filter coefficient, B = g*B + (1-g)/2*(s_k + s_k-1) (0.9)";
+        decision: FusionDecision = FusionDecision::PerRtt, unchecked(),
+            "\"per_rtt\" (round-minimum RTT, default) or \"per_ack\" (latest sample)";
+        min_rtt_samples: u32 = 3, closed(1.0, 1e6),
+            "RTT samples a round needs for a per-RTT decision (3)";
+        growth: GrowthMode = GrowthMode::Float, unchecked(),
+            "window arithmetic: \"float\" (formula form) or \"linux\" (integer + counters)";
     }
 }
 
@@ -362,6 +302,7 @@ impl CongestionControl for Fusion {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamSet;
     use crate::testing::Harness;
     use crate::UNLIMITED;
 

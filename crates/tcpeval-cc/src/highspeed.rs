@@ -47,7 +47,7 @@
 //! asserted in the tests).
 
 use crate::common::slow_start;
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 use serde::{Deserialize, Serialize};
 
@@ -72,41 +72,25 @@ pub enum HighSpeedMode {
     Formula,
 }
 
-/// HighSpeed TCP's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HighSpeedParams {
-    /// `table` (Linux) or `formula` (ns-2).
-    pub mode: HighSpeedMode,
-    /// Low_W, packets: Reno at or below it (RFC 3649: 38).
-    pub low_window: f64,
-    /// High_W, packets: the window reached at loss rate High_P (83000).
-    pub high_window: f64,
-    /// High_P: loss rate at which the window is High_W (1e-7).
-    pub high_p: f64,
-    /// High_Decrease: fraction removed on a loss at High_W (0.1).
-    pub high_decrease: f64,
-    /// Low_P: loss rate at which the window is Low_W (RFC 1e-3; ns-2 1.5/38^2).
-    pub low_p: f64,
-    /// Table mode: add `a` once per ACK (Linux, ignores packets per ACK) or,
-    /// when false, `a` per delivered packet.
-    pub per_ack_increase: bool,
-    /// Upper bound on cwnd, packets (Linux 2^32/128 = 33554431).
-    pub max_cwnd: f64,
-}
-
-impl Default for HighSpeedParams {
-    fn default() -> Self {
-        HighSpeedParams {
-            mode: HighSpeedMode::Table,
-            low_window: 38.0,
-            high_window: 83000.0,
-            high_p: 1e-7,
-            high_decrease: 0.1,
-            low_p: 1e-3,
-            per_ack_increase: true,
-            max_cwnd: f64::from(u32::MAX / 128),
-        }
+params! {
+    /// HighSpeed TCP's parameters.
+    pub struct HighSpeedParams for |p| {
+        mode: HighSpeedMode = HighSpeedMode::Table, unchecked(),
+            "\"table\" (Linux: RFC 3649 App. B table, integer window) or \"formula\" (ns-2, float)";
+        low_window: f64 = 38.0, closed(1.0, 1e9),
+            "Low_W, packets: Reno at or below it (RFC 3649: 38)";
+        high_window: f64 = 83000.0, open_low(p.low_window, 1e12),
+            "High_W, packets: window at loss rate High_P (RFC 3649: 83000)";
+        high_p: f64 = 1e-7, open_low(0.0, 1.0),
+            "High_P, loss rate at High_W (RFC 3649: 1e-7)";
+        high_decrease: f64 = 0.1, open_low(0.0, 0.5),
+            "High_Decrease, fraction of cwnd removed on a loss at High_W (RFC 3649: 0.1)";
+        low_p: f64 = 1e-3, open_low(p.high_p, 1.0),
+            "Low_P, loss rate at Low_W (RFC 3649: 1e-3; ns-2: 1.5/Low_W^2)";
+        per_ack_increase: bool = true, unchecked(),
+            "table mode: add a(w) once per ACK as Linux does (true) or per delivered packet";
+        max_cwnd: f64 = f64::from(u32::MAX / 128), closed(2.0, f64::MAX),
+            "upper bound on cwnd, packets (Linux 2^32/128 = 33554431)";
     }
 }
 
@@ -140,51 +124,6 @@ impl HighSpeedParams {
             let b = self.b(w);
             w * w * self.p(w) * 2.0 * b / (2.0 - b)
         }
-    }
-}
-
-impl ParamSet for HighSpeedParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "mode",
-            doc: "\"table\" (Linux: RFC 3649 App. B table, integer window) or \"formula\" (ns-2, float)",
-        },
-        ParamDoc {
-            name: "low_window",
-            doc: "Low_W, packets: Reno at or below it (RFC 3649: 38)",
-        },
-        ParamDoc {
-            name: "high_window",
-            doc: "High_W, packets: window at loss rate High_P (RFC 3649: 83000)",
-        },
-        ParamDoc {
-            name: "high_p",
-            doc: "High_P, loss rate at High_W (RFC 3649: 1e-7)",
-        },
-        ParamDoc {
-            name: "high_decrease",
-            doc: "High_Decrease, fraction of cwnd removed on a loss at High_W (RFC 3649: 0.1)",
-        },
-        ParamDoc {
-            name: "low_p",
-            doc: "Low_P, loss rate at Low_W (RFC 3649: 1e-3; ns-2: 1.5/Low_W^2)",
-        },
-        ParamDoc {
-            name: "per_ack_increase",
-            doc: "table mode: add a(w) once per ACK as Linux does (true) or per delivered packet",
-        },
-        ParamDoc {
-            name: "max_cwnd",
-            doc: "upper bound on cwnd, packets (Linux 2^32/128 = 33554431)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("low_window", self.low_window, 1.0, 1e9)?;
-        check_range_open_low("high_window", self.high_window, self.low_window, 1e12)?;
-        check_range_open_low("high_p", self.high_p, 0.0, 1.0)?;
-        check_range_open_low("high_decrease", self.high_decrease, 0.0, 0.5)?;
-        check_range_open_low("low_p", self.low_p, self.high_p, 1.0)?;
-        check_range("max_cwnd", self.max_cwnd, 2.0, f64::MAX)
     }
 }
 

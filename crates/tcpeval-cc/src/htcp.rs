@@ -67,169 +67,48 @@
 //! stays at minRTT, and the backoff is the gentlest, `beta_max`.
 
 use crate::common::{floor_product, slow_start, GrowthMode};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
-use serde::{Deserialize, Serialize};
 
-/// H-TCP's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct HtcpParams {
-    /// Δ_L, seconds: Reno-like increase for this long after a congestion event.
-    pub delta_l_s: f64,
-    /// Linear coefficient of α_H(Δ), per second (10).
-    pub alpha_linear: f64,
-    /// Quadratic coefficient of α_H(Δ), per second squared (1/4).
-    pub alpha_quadratic: f64,
-    /// Floor α_H before and after RTT scaling, as Linux's integer arithmetic does.
-    pub integer_alpha: bool,
-    /// Smallest backoff factor (fraction of cwnd kept), 0.5.
-    pub beta_min: f64,
-    /// Largest backoff factor, 0.8.
-    pub beta_max: f64,
-    /// Fall back to `beta_min` when the throughput changed between epochs.
-    pub use_bandwidth_switch: bool,
-    /// Relative throughput change that triggers the bandwidth switch (0.2).
-    pub throughput_ratio: f64,
-    /// Scale α_H by minRTT / `rtt_ref_s`.
-    pub use_rtt_scaling: bool,
-    /// Reference RTT of the RTT scaling, seconds (0.1).
-    pub rtt_ref_s: f64,
-    /// Lower clamp of the RTT scaling factor (0.1).
-    pub rtt_scale_min: f64,
-    /// Upper clamp of the RTT scaling factor (2).
-    pub rtt_scale_max: f64,
-    /// Adaptive backoff only when minRTT exceeds this, milliseconds (10).
-    pub adaptive_min_rtt_ms: f64,
-    /// maxRTT spike filter: samples more than this above maxRTT are ignored, ms (20).
-    pub max_rtt_spike_ms: f64,
-    /// maxRTT aging per backoff: `maxRTT = minRTT + aging (maxRTT - minRTT)` (0.95).
-    pub max_rtt_aging: f64,
-    /// Throughput estimate restarts within this many minRTTs of a congestion event (3).
-    pub bw_reset_rtts: u32,
-    /// Congestion-avoidance credit from the packets each ACK covers (Linux)
-    /// rather than from the sender's counting mode.
-    pub delack_compensation: bool,
-    /// Integer window with a counter (Linux) or floating point
-    /// (`cwnd += alpha / cwnd` per packet, alpha recomputed on every ACK).
-    pub growth: GrowthMode,
-}
-
-impl Default for HtcpParams {
-    fn default() -> Self {
-        HtcpParams {
-            delta_l_s: 1.0,
-            alpha_linear: 10.0,
-            alpha_quadratic: 0.25,
-            integer_alpha: true,
-            beta_min: 0.5,
-            beta_max: 0.8,
-            use_bandwidth_switch: true,
-            throughput_ratio: 0.2,
-            use_rtt_scaling: true,
-            rtt_ref_s: 0.1,
-            rtt_scale_min: 0.1,
-            rtt_scale_max: 2.0,
-            adaptive_min_rtt_ms: 10.0,
-            max_rtt_spike_ms: 20.0,
-            max_rtt_aging: 0.95,
-            bw_reset_rtts: 3,
-            delack_compensation: true,
-            growth: GrowthMode::Linux,
-        }
-    }
-}
-
-impl ParamSet for HtcpParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "delta_l_s",
-            doc: "Δ_L, s: Reno-like increase for this long after a congestion event (1)",
-        },
-        ParamDoc {
-            name: "alpha_linear",
-            doc: "α_H(Δ) linear coefficient, 1/s: 1 + a (Δ-Δ_L) + q (Δ-Δ_L)^2 (10)",
-        },
-        ParamDoc {
-            name: "alpha_quadratic",
-            doc: "α_H(Δ) quadratic coefficient, 1/s^2 (0.25)",
-        },
-        ParamDoc {
-            name: "integer_alpha",
-            doc: "floor α_H before and after RTT scaling as Linux does (true)",
-        },
-        ParamDoc {
-            name: "beta_min",
-            doc: "smallest backoff factor, fraction of cwnd kept (0.5)",
-        },
-        ParamDoc {
-            name: "beta_max",
-            doc: "largest backoff factor (0.8; Linux holds 102/128)",
-        },
-        ParamDoc {
-            name: "use_bandwidth_switch",
-            doc: "backoff beta_min when the epoch throughput changed (Linux on)",
-        },
-        ParamDoc {
-            name: "throughput_ratio",
-            doc: "relative throughput change that trips the bandwidth switch (0.2)",
-        },
-        ParamDoc {
-            name: "use_rtt_scaling",
-            doc: "scale α_H by minRTT / rtt_ref_s (Linux on)",
-        },
-        ParamDoc {
-            name: "rtt_ref_s",
-            doc: "reference RTT of the RTT scaling, s (0.1)",
-        },
-        ParamDoc {
-            name: "rtt_scale_min",
-            doc: "lower clamp of the RTT scaling factor (0.1)",
-        },
-        ParamDoc {
-            name: "rtt_scale_max",
-            doc: "upper clamp of the RTT scaling factor (2)",
-        },
-        ParamDoc {
-            name: "adaptive_min_rtt_ms",
-            doc: "adaptive backoff needs minRTT above this, ms (10)",
-        },
-        ParamDoc {
-            name: "max_rtt_spike_ms",
-            doc: "maxRTT ignores samples more than this above it, ms (20)",
-        },
-        ParamDoc {
-            name: "max_rtt_aging",
-            doc: "maxRTT = minRTT + aging (maxRTT - minRTT) at each backoff (0.95)",
-        },
-        ParamDoc {
-            name: "bw_reset_rtts",
-            doc: "throughput estimate restarts within this many minRTTs of a congestion event (3)",
-        },
-        ParamDoc {
-            name: "delack_compensation",
-            doc:
-                "CA credit = packets per ACK from pkts_acked as Linux (true) or the sender's acked",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"linux\" (integer + counter, alpha recomputed at each +1) or \"float\" (alpha/cwnd per packet)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("delta_l_s", self.delta_l_s, 0.0, 1e6)?;
-        check_range("alpha_linear", self.alpha_linear, 0.0, 1e6)?;
-        check_range("alpha_quadratic", self.alpha_quadratic, 0.0, 1e6)?;
-        check_range_open_low("beta_min", self.beta_min, 0.0, 1.0)?;
-        check_range("beta_max", self.beta_max, self.beta_min, 1.0)?;
-        check_range("throughput_ratio", self.throughput_ratio, 0.0, 1e6)?;
-        check_range_open_low("rtt_ref_s", self.rtt_ref_s, 0.0, 1e6)?;
-        check_range_open_low("rtt_scale_min", self.rtt_scale_min, 0.0, 1e6)?;
-        check_range("rtt_scale_max", self.rtt_scale_max, self.rtt_scale_min, 1e6)?;
-        check_range("adaptive_min_rtt_ms", self.adaptive_min_rtt_ms, 0.0, 1e9)?;
-        check_range("max_rtt_spike_ms", self.max_rtt_spike_ms, 0.0, 1e9)?;
-        check_range("max_rtt_aging", self.max_rtt_aging, 0.0, 1.0)?;
-        check_range("bw_reset_rtts", f64::from(self.bw_reset_rtts), 0.0, 1e6)
+params! {
+    /// H-TCP's parameters.
+    pub struct HtcpParams for |p| {
+        delta_l_s: f64 = 1.0, closed(0.0, 1e6),
+            "Δ_L, s: Reno-like increase for this long after a congestion event (1)";
+        alpha_linear: f64 = 10.0, closed(0.0, 1e6),
+            "α_H(Δ) linear coefficient, 1/s: 1 + a (Δ-Δ_L) + q (Δ-Δ_L)^2 (10)";
+        alpha_quadratic: f64 = 0.25, closed(0.0, 1e6),
+            "α_H(Δ) quadratic coefficient, 1/s^2 (0.25)";
+        integer_alpha: bool = true, unchecked(),
+            "floor α_H before and after RTT scaling as Linux does (true)";
+        beta_min: f64 = 0.5, open_low(0.0, 1.0),
+            "smallest backoff factor, fraction of cwnd kept (0.5)";
+        beta_max: f64 = 0.8, closed(p.beta_min, 1.0),
+            "largest backoff factor (0.8; Linux holds 102/128)";
+        use_bandwidth_switch: bool = true, unchecked(),
+            "backoff beta_min when the epoch throughput changed (Linux on)";
+        throughput_ratio: f64 = 0.2, closed(0.0, 1e6),
+            "relative throughput change that trips the bandwidth switch (0.2)";
+        use_rtt_scaling: bool = true, unchecked(),
+            "scale α_H by minRTT / rtt_ref_s (Linux on)";
+        rtt_ref_s: f64 = 0.1, open_low(0.0, 1e6),
+            "reference RTT of the RTT scaling, s (0.1)";
+        rtt_scale_min: f64 = 0.1, open_low(0.0, 1e6),
+            "lower clamp of the RTT scaling factor (0.1)";
+        rtt_scale_max: f64 = 2.0, closed(p.rtt_scale_min, 1e6),
+            "upper clamp of the RTT scaling factor (2)";
+        adaptive_min_rtt_ms: f64 = 10.0, closed(0.0, 1e9),
+            "adaptive backoff needs minRTT above this, ms (10)";
+        max_rtt_spike_ms: f64 = 20.0, closed(0.0, 1e9),
+            "maxRTT ignores samples more than this above it, ms (20)";
+        max_rtt_aging: f64 = 0.95, closed(0.0, 1.0),
+            "maxRTT = minRTT + aging (maxRTT - minRTT) at each backoff (0.95)";
+        bw_reset_rtts: u32 = 3, closed(0.0, 1e6),
+            "throughput estimate restarts within this many minRTTs of a congestion event (3)";
+        delack_compensation: bool = true, unchecked(),
+            "CA credit = packets per ACK from pkts_acked as Linux (true) or the sender's acked";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "window arithmetic: \"linux\" (integer + counter, alpha recomputed at each +1) or \"float\" (alpha/cwnd per packet)";
     }
 }
 

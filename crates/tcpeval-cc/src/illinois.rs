@@ -43,142 +43,45 @@
 //! paper's window threshold is not confirmed; 15 is the Linux module default.
 
 use crate::common::{slow_start, GrowthMode, MinRtt};
-use crate::params::{check_range, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
-use serde::{Deserialize, Serialize};
 
 /// Linux keeps alpha in units of 1/2^7 packet.
 const ALPHA_SCALE: f64 = 128.0;
 /// Linux keeps beta in units of 1/2^6.
 const BETA_SCALE: f64 = 64.0;
 
-/// TCP-Illinois's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct IllinoisParams {
-    /// Smallest additive increase, packets per RTT (Linux 0.3).
-    pub alpha_min: f64,
-    /// Largest additive increase, packets per RTT (Linux 10).
-    pub alpha_max: f64,
-    /// Increase below `win_thresh` and after an RTO, packets per RTT (1).
-    pub alpha_base: f64,
-    /// Smallest decrease fraction (Linux 1/8).
-    pub beta_min: f64,
-    /// Largest decrease fraction (Linux 1/2).
-    pub beta_max: f64,
-    /// Decrease below `win_thresh` and after an RTO (1/2).
-    pub beta_base: f64,
-    /// Low-delay RTTs needed before alpha returns to `alpha_max` (Linux 5).
-    pub theta: u32,
-    /// Whether those `theta` RTTs must be consecutive (Linux/ns-3: no).
-    pub theta_consecutive: bool,
-    /// Window below which Illinois is Reno, packets (Linux 15).
-    pub win_thresh: f64,
-    /// `d1` as a fraction of `dm`: alpha is `alpha_max` up to it (1 %).
-    pub d1_fraction: f64,
-    /// `d2` as a fraction of `dm`: beta is `beta_min` up to it (10 %).
-    pub d2_fraction: f64,
-    /// `d3` as a fraction of `dm`: beta is `beta_max` from it (80 %).
-    pub d3_fraction: f64,
-    /// base_rtt aging, seconds: 0 = never aged (Linux).
-    pub base_rtt_max_age: f64,
-    /// Arithmetic: `linux` (fixed point, integer cwnd) or `float`.
-    pub growth: GrowthMode,
-}
-
-impl Default for IllinoisParams {
-    fn default() -> Self {
-        IllinoisParams {
-            alpha_min: 0.3,
-            alpha_max: 10.0,
-            alpha_base: 1.0,
-            beta_min: 0.125,
-            beta_max: 0.5,
-            beta_base: 0.5,
-            theta: 5,
-            theta_consecutive: false,
-            win_thresh: 15.0,
-            d1_fraction: 0.01,
-            d2_fraction: 0.1,
-            d3_fraction: 0.8,
-            base_rtt_max_age: 0.0,
-            growth: GrowthMode::Linux,
-        }
-    }
-}
-
-impl ParamSet for IllinoisParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "alpha_min",
-            doc: "smallest additive increase, packets/RTT, at maximum delay (Linux 0.3)",
-        },
-        ParamDoc {
-            name: "alpha_max",
-            doc: "largest additive increase, packets/RTT, at low delay (Linux 10)",
-        },
-        ParamDoc {
-            name: "alpha_base",
-            doc: "increase below win_thresh and after an RTO, packets/RTT (Linux 1)",
-        },
-        ParamDoc {
-            name: "beta_min",
-            doc: "smallest multiplicative decrease, fraction of cwnd, at low delay (Linux 0.125)",
-        },
-        ParamDoc {
-            name: "beta_max",
-            doc: "largest multiplicative decrease, fraction of cwnd, at high delay (Linux 0.5)",
-        },
-        ParamDoc {
-            name: "beta_base",
-            doc: "decrease below win_thresh and after an RTO, fraction of cwnd (Linux 0.5)",
-        },
-        ParamDoc {
-            name: "theta",
-            doc: "low-delay RTTs before alpha returns to alpha_max (Linux 5)",
-        },
-        ParamDoc {
-            name: "theta_consecutive",
-            doc: "whether an RTT above d1 restarts the theta count (Linux/ns-3 false)",
-        },
-        ParamDoc {
-            name: "win_thresh",
-            doc: "window below which Illinois is Reno, packets (Linux 15)",
-        },
-        ParamDoc {
-            name: "d1_fraction",
-            doc: "d1 as a fraction of the maximum queueing delay dm (0.01)",
-        },
-        ParamDoc {
-            name: "d2_fraction",
-            doc: "d2 as a fraction of dm: beta_min up to d2 (0.1)",
-        },
-        ParamDoc {
-            name: "d3_fraction",
-            doc: "d3 as a fraction of dm: beta_max from d3 (0.8)",
-        },
-        ParamDoc {
-            name: "base_rtt_max_age",
-            doc: "base RTT aging, seconds; 0 = never aged (Linux)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "arithmetic: \"linux\" (alpha/128, beta/64 fixed point, us RTTs, integer cwnd) or \"float\"",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("alpha_min", self.alpha_min, 1.0 / ALPHA_SCALE, 1e3)?;
-        check_range("alpha_max", self.alpha_max, self.alpha_min, 1e3)?;
-        check_range("alpha_base", self.alpha_base, 1.0 / ALPHA_SCALE, 1e3)?;
-        check_range("beta_min", self.beta_min, 0.0, 1.0)?;
-        check_range("beta_max", self.beta_max, self.beta_min, 1.0)?;
-        check_range("beta_base", self.beta_base, 0.0, 1.0)?;
-        check_range("theta", f64::from(self.theta), 1.0, 1e6)?;
-        check_range("win_thresh", self.win_thresh, 0.0, 1e9)?;
-        check_range("d1_fraction", self.d1_fraction, 0.0, 1.0)?;
-        check_range("d2_fraction", self.d2_fraction, 0.0, 1.0)?;
-        check_range("d3_fraction", self.d3_fraction, self.d2_fraction, 1.0)?;
-        check_range("base_rtt_max_age", self.base_rtt_max_age, 0.0, 1e6)
+params! {
+    /// TCP-Illinois's parameters.
+    pub struct IllinoisParams for |p| {
+        alpha_min: f64 = 0.3, closed(1.0 / ALPHA_SCALE, 1e3),
+            "smallest additive increase, packets/RTT, at maximum delay (Linux 0.3)";
+        alpha_max: f64 = 10.0, closed(p.alpha_min, 1e3),
+            "largest additive increase, packets/RTT, at low delay (Linux 10)";
+        alpha_base: f64 = 1.0, closed(1.0 / ALPHA_SCALE, 1e3),
+            "increase below win_thresh and after an RTO, packets/RTT (Linux 1)";
+        beta_min: f64 = 0.125, closed(0.0, 1.0),
+            "smallest multiplicative decrease, fraction of cwnd, at low delay (Linux 0.125)";
+        beta_max: f64 = 0.5, closed(p.beta_min, 1.0),
+            "largest multiplicative decrease, fraction of cwnd, at high delay (Linux 0.5)";
+        beta_base: f64 = 0.5, closed(0.0, 1.0),
+            "decrease below win_thresh and after an RTO, fraction of cwnd (Linux 0.5)";
+        theta: u32 = 5, closed(1.0, 1e6),
+            "low-delay RTTs before alpha returns to alpha_max (Linux 5)";
+        theta_consecutive: bool = false, unchecked(),
+            "whether an RTT above d1 restarts the theta count (Linux/ns-3 false)";
+        win_thresh: f64 = 15.0, closed(0.0, 1e9),
+            "window below which Illinois is Reno, packets (Linux 15)";
+        d1_fraction: f64 = 0.01, closed(0.0, 1.0),
+            "d1 as a fraction of the maximum queueing delay dm (0.01)";
+        d2_fraction: f64 = 0.1, closed(0.0, 1.0),
+            "d2 as a fraction of dm: beta_min up to d2 (0.1)";
+        d3_fraction: f64 = 0.8, closed(p.d2_fraction, 1.0),
+            "d3 as a fraction of dm: beta_max from d3 (0.8)";
+        base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
+            "base RTT aging, seconds; 0 = never aged (Linux)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "arithmetic: \"linux\" (alpha/128, beta/64 fixed point, us RTTs, integer cwnd) or \"float\"";
     }
 }
 

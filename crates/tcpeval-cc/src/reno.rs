@@ -6,42 +6,16 @@
 //! are the generic sender's business; this file only sets the window rules.
 
 use crate::common::{additive_increase, reno_ssthresh, slow_start_then, GrowthMode};
-use crate::params::{check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
-use serde::{Deserialize, Serialize};
 
-/// Reno's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct RenoParams {
-    /// Fraction of cwnd kept after a loss (Linux: 1/2, fixed).
-    pub beta: f64,
-    /// Integer window with a counter (Linux) or floating point (ns-2).
-    pub growth: GrowthMode,
-}
-
-impl Default for RenoParams {
-    fn default() -> Self {
-        RenoParams {
-            beta: 0.5,
-            growth: GrowthMode::Linux,
-        }
-    }
-}
-
-impl ParamSet for RenoParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "beta",
-            doc: "fraction of cwnd kept after a loss (Linux 0.5)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range_open_low("beta", self.beta, 0.0, 1.0)
+params! {
+    /// Reno's parameters.
+    pub struct RenoParams for |p| {
+        beta: f64 = 0.5, open_low(0.0, 1.0),
+            "fraction of cwnd kept after a loss (Linux 0.5)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)";
     }
 }
 

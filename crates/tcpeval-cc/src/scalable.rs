@@ -31,61 +31,20 @@
 //! ACKs exactly as 2.6-era kernels did.
 
 use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
-use serde::{Deserialize, Serialize};
 
-/// Scalable TCP's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ScalableParams {
-    /// Increase per delivered packet above the legacy window, packets
-    /// (Kelly 0.01; Linux 1/AI_CNT = 1/100).
-    pub a: f64,
-    /// Fraction of cwnd removed on a loss (Kelly 0.125; Linux 1/8).
-    pub b: f64,
-    /// Legacy window, packets: at or below it the increase is Reno's
-    /// (Linux AI_CNT 100; 2.6.x 50).
-    pub ai_cnt: u32,
-    /// Integer window with a counter (Linux) or floating point (paper).
-    pub growth: GrowthMode,
-}
-
-impl Default for ScalableParams {
-    fn default() -> Self {
-        ScalableParams {
-            a: 0.01,
-            b: 0.125,
-            ai_cnt: 100,
-            growth: GrowthMode::Linux,
-        }
-    }
-}
-
-impl ParamSet for ScalableParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "a",
-            doc:
-                "increase per delivered packet above ai_cnt, packets (Kelly 0.01 = Linux 1/AI_CNT)",
-        },
-        ParamDoc {
-            name: "b",
-            doc: "fraction of cwnd removed on a loss (0.125 = Linux >> 3)",
-        },
-        ParamDoc {
-            name: "ai_cnt",
-            doc: "legacy window, packets: Reno increase at or below it (Linux 100; 2.6.x 50)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"linux\" (integer + counter) or \"float\" (paper)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range_open_low("a", self.a, 0.0, 1.0)?;
-        check_range_open_low("b", self.b, 0.0, 0.5)?;
-        check_range("ai_cnt", f64::from(self.ai_cnt), 1.0, 1e9)
+params! {
+    /// Scalable TCP's parameters.
+    pub struct ScalableParams for |p| {
+        a: f64 = 0.01, open_low(0.0, 1.0),
+            "increase per delivered packet above ai_cnt, packets (Kelly 0.01 = Linux 1/AI_CNT)";
+        b: f64 = 0.125, open_low(0.0, 0.5),
+            "fraction of cwnd removed on a loss (0.125 = Linux >> 3)";
+        ai_cnt: u32 = 100, closed(1.0, 1e9),
+            "legacy window, packets: Reno increase at or below it (Linux 100; 2.6.x 50)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "window arithmetic: \"linux\" (integer + counter) or \"float\" (paper)";
     }
 }
 

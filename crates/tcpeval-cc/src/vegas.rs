@@ -38,7 +38,7 @@
 //! used alpha 1, beta 3).
 
 use crate::common::{slow_start, GrowthMode, RttRound};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::reno::{Reno, RenoParams};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -55,96 +55,27 @@ pub enum VegasDiff {
     Textbook,
 }
 
-/// Vegas's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct VegasParams {
-    /// Lower edge of the backlog band, packets: grow below it (Linux 2).
-    pub alpha: f64,
-    /// Upper edge of the backlog band, packets: shrink above it (Linux 4).
-    pub beta: f64,
-    /// Backlog that ends slow start, packets (Linux 1).
-    pub gamma: f64,
-    /// Backlog estimate: `linux` (over baseRTT) or `textbook` (over minRTT).
-    pub diff: VegasDiff,
-    /// Per-RTT samples needed for a Vegas decision (Linux 3: `cntRTT <= 2`
-    /// means only delayed ACKs were seen, and Reno acts instead).
-    pub min_samples: u32,
-    /// Smallest window Vegas sets, packets (Linux 2).
-    pub min_cwnd: f64,
-    /// Fraction of cwnd kept after a loss (Reno, Linux 1/2).
-    pub loss_beta: f64,
-    /// baseRTT aging, seconds: 0 = never aged (Linux); otherwise a baseRTT
-    /// not confirmed for this long is replaced by the next sample.
-    pub base_rtt_max_age: f64,
-    /// Arithmetic: `linux` (integer microseconds and windows, as the kernel)
-    /// or `float` (real-valued rule, floating-point Reno fallback).
-    pub growth: GrowthMode,
-}
-
-impl Default for VegasParams {
-    fn default() -> Self {
-        VegasParams {
-            alpha: 2.0,
-            beta: 4.0,
-            gamma: 1.0,
-            diff: VegasDiff::Linux,
-            min_samples: 3,
-            min_cwnd: 2.0,
-            loss_beta: 0.5,
-            base_rtt_max_age: 0.0,
-            growth: GrowthMode::Linux,
-        }
-    }
-}
-
-impl ParamSet for VegasParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "alpha",
-            doc: "lower edge of the backlog band, packets: cwnd += 1 per RTT below it (Linux 2, paper 1)",
-        },
-        ParamDoc {
-            name: "beta",
-            doc: "upper edge of the backlog band, packets: cwnd -= 1 per RTT above it (Linux 4, paper 3)",
-        },
-        ParamDoc {
-            name: "gamma",
-            doc: "backlog that ends slow start, packets (Linux 1)",
-        },
-        ParamDoc {
-            name: "diff",
-            doc: "backlog estimate: \"linux\" cwnd*(minRTT-baseRTT)/baseRTT or \"textbook\" cwnd*(minRTT-baseRTT)/minRTT",
-        },
-        ParamDoc {
-            name: "min_samples",
-            doc: "RTT samples per round needed for a Vegas decision, else Reno (Linux 3)",
-        },
-        ParamDoc {
-            name: "min_cwnd",
-            doc: "smallest window Vegas sets, packets (Linux 2)",
-        },
-        ParamDoc {
-            name: "loss_beta",
-            doc: "fraction of cwnd kept after a loss (Reno ssthresh, Linux 0.5)",
-        },
-        ParamDoc {
-            name: "base_rtt_max_age",
-            doc: "baseRTT aging, seconds; 0 = never aged (Linux)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "arithmetic: \"linux\" (integer microseconds and windows) or \"float\"",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("alpha", self.alpha, 0.0, 1e6)?;
-        check_range("beta", self.beta, self.alpha, 1e6)?;
-        check_range("gamma", self.gamma, 0.0, 1e6)?;
-        check_range("min_samples", f64::from(self.min_samples), 1.0, 1e6)?;
-        check_range("min_cwnd", self.min_cwnd, 1.0, 1e6)?;
-        check_range_open_low("loss_beta", self.loss_beta, 0.0, 1.0)?;
-        check_range("base_rtt_max_age", self.base_rtt_max_age, 0.0, 1e6)
+params! {
+    /// Vegas's parameters.
+    pub struct VegasParams for |p| {
+        alpha: f64 = 2.0, closed(0.0, 1e6),
+            "lower edge of the backlog band, packets: cwnd += 1 per RTT below it (Linux 2, paper 1)";
+        beta: f64 = 4.0, closed(p.alpha, 1e6),
+            "upper edge of the backlog band, packets: cwnd -= 1 per RTT above it (Linux 4, paper 3)";
+        gamma: f64 = 1.0, closed(0.0, 1e6),
+            "backlog that ends slow start, packets (Linux 1)";
+        diff: VegasDiff = VegasDiff::Linux, unchecked(),
+            "backlog estimate: \"linux\" cwnd*(minRTT-baseRTT)/baseRTT or \"textbook\" cwnd*(minRTT-baseRTT)/minRTT";
+        min_samples: u32 = 3, closed(1.0, 1e6),
+            "RTT samples per round needed for a Vegas decision, else Reno (Linux 3)";
+        min_cwnd: f64 = 2.0, closed(1.0, 1e6),
+            "smallest window Vegas sets, packets (Linux 2)";
+        loss_beta: f64 = 0.5, open_low(0.0, 1.0),
+            "fraction of cwnd kept after a loss (Reno ssthresh, Linux 0.5)";
+        base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
+            "baseRTT aging, seconds; 0 = never aged (Linux)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "arithmetic: \"linux\" (integer microseconds and windows) or \"float\"";
     }
 }
 

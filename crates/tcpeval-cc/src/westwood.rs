@@ -43,7 +43,7 @@
 //! `initial_rtt` (Linux 20 s), which keeps the first window open.
 
 use crate::common::{GrowthMode, MinRtt};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::reno::{Reno, RenoParams};
 use crate::{AckInfo, AckSample, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
@@ -59,85 +59,25 @@ pub enum WestwoodFilter {
     Tustin,
 }
 
-/// Westwood+'s parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WestwoodParams {
-    /// Bandwidth filter: `linux` (cascaded EWMAs) or `tustin` (paper).
-    pub filter: WestwoodFilter,
-    /// Weight of the old value in each of the cascaded EWMAs (Linux 7/8).
-    pub ewma_gain: f64,
-    /// Weight `a` of the old value in the Tustin filter (paper 0.9).
-    pub tustin_gain: f64,
-    /// Shortest bandwidth-sample window, seconds (Linux 50 ms).
-    pub min_sample_interval: f64,
-    /// RTT assumed before the first sample, seconds (Linux 20 s).
-    pub initial_rtt: f64,
-    /// Fraction of cwnd kept on entering fast recovery (Reno, 1/2).
-    pub loss_beta: f64,
-    /// RTTmin aging, seconds: 0 = never aged (Linux).
-    pub rtt_min_max_age: f64,
-    /// Reno growth and window arithmetic: `linux` (integer) or `float`.
-    pub growth: GrowthMode,
-}
-
-impl Default for WestwoodParams {
-    fn default() -> Self {
-        WestwoodParams {
-            filter: WestwoodFilter::Linux,
-            ewma_gain: 0.875,
-            tustin_gain: 0.9,
-            min_sample_interval: 0.05,
-            initial_rtt: 20.0,
-            loss_beta: 0.5,
-            rtt_min_max_age: 0.0,
-            growth: GrowthMode::Linux,
-        }
-    }
-}
-
-impl ParamSet for WestwoodParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "filter",
-            doc: "bandwidth filter: \"linux\" (two cascaded EWMAs) or \"tustin\" (paper, ns-3)",
-        },
-        ParamDoc {
-            name: "ewma_gain",
-            doc: "old-value weight of each cascaded EWMA (Linux 0.875)",
-        },
-        ParamDoc {
-            name: "tustin_gain",
-            doc: "old-value weight of the Tustin filter (paper 0.9)",
-        },
-        ParamDoc {
-            name: "min_sample_interval",
-            doc: "shortest bandwidth-sample window, seconds (Linux 0.05)",
-        },
-        ParamDoc {
-            name: "initial_rtt",
-            doc: "RTT assumed before the first sample, seconds (Linux 20)",
-        },
-        ParamDoc {
-            name: "loss_beta",
-            doc: "fraction of cwnd kept on entering fast recovery (Reno 0.5)",
-        },
-        ParamDoc {
-            name: "rtt_min_max_age",
-            doc: "RTTmin aging, seconds; 0 = never aged (Linux)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "Reno growth and window arithmetic: \"linux\" (integer) or \"float\"",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("ewma_gain", self.ewma_gain, 0.0, 1.0)?;
-        check_range("tustin_gain", self.tustin_gain, 0.0, 1.0)?;
-        check_range("min_sample_interval", self.min_sample_interval, 0.0, 1e3)?;
-        check_range_open_low("initial_rtt", self.initial_rtt, 0.0, 1e3)?;
-        check_range_open_low("loss_beta", self.loss_beta, 0.0, 1.0)?;
-        check_range("rtt_min_max_age", self.rtt_min_max_age, 0.0, 1e6)
+params! {
+    /// Westwood+'s parameters.
+    pub struct WestwoodParams for |p| {
+        filter: WestwoodFilter = WestwoodFilter::Linux, unchecked(),
+            "bandwidth filter: \"linux\" (two cascaded EWMAs) or \"tustin\" (paper, ns-3)";
+        ewma_gain: f64 = 0.875, closed(0.0, 1.0),
+            "old-value weight of each cascaded EWMA (Linux 0.875)";
+        tustin_gain: f64 = 0.9, closed(0.0, 1.0),
+            "old-value weight of the Tustin filter (paper 0.9)";
+        min_sample_interval: f64 = 0.05, closed(0.0, 1e3),
+            "shortest bandwidth-sample window, seconds (Linux 0.05)";
+        initial_rtt: f64 = 20.0, open_low(0.0, 1e3),
+            "RTT assumed before the first sample, seconds (Linux 20)";
+        loss_beta: f64 = 0.5, open_low(0.0, 1.0),
+            "fraction of cwnd kept on entering fast recovery (Reno 0.5)";
+        rtt_min_max_age: f64 = 0.0, closed(0.0, 1e6),
+            "RTTmin aging, seconds; 0 = never aged (Linux)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "Reno growth and window arithmetic: \"linux\" (integer) or \"float\"";
     }
 }
 

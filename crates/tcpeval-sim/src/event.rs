@@ -4,6 +4,7 @@
 //! ids; the heap holds pending link deliveries and timers, never packets.
 
 use crate::time::Time;
+use crate::traffic::generators::Wake;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -45,12 +46,8 @@ pub enum Event {
     Sample(u32),
     /// The head ACK of a flow's delay line reaches the sender.
     DelayExit(FlowId),
-    /// A web source (index) starts a transfer or a session.
-    WebArrival(u32),
-    /// A SURGE session (index) requests its next file.
-    Session(u32),
-    /// A UDP source (index) sends a packet.
-    Udp(u32),
+    /// A traffic generator's own event (see `traffic::generators`).
+    Traffic(Wake),
 }
 
 /// A heap entry. `key` packs the time (high 64 bits, ps) and the insertion

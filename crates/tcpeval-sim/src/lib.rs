@@ -1,16 +1,20 @@
 //! The tcpeval simulation engine: a deterministic packet-level
 //! discrete-event simulator of TCP flows over DropTail networks.
 //!
-//! Data flow: a [`scenario::Scenario`] (serde) is validated and built into a
-//! [`world::World`] (links, flows, events); [`world::World::run`] (or
+//! Data flow: a [`scenario::Scenario`] (serde) is validated and resolved
+//! into a [`resolve::Resolved`] plan, from which a [`world::World`] (links,
+//! flows, events) is built; [`world::World::run`] (or
 //! repeated [`world::World::advance`] calls, for progress reporting) returns
 //! [`results::Results`]: probe columns and per-flow / per-link totals.
 
+pub mod columns;
 pub mod event;
+mod flow;
 pub mod net;
 pub mod packet;
 pub mod platform;
 pub mod probe;
+pub mod resolve;
 pub mod results;
 pub mod rng;
 pub mod scenario;

@@ -4,85 +4,183 @@
 //! event per period serves all flows (or all links, or all classes), and
 //! nothing is recorded when a period is zero.
 
-/// Per-flow time series, one row per (sample time, traced active flow).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FlowSeries {
-    /// Sample time, s.
-    pub time: Vec<f64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// Congestion window, packets.
-    pub cwnd: Vec<f64>,
-    /// Slow-start threshold, packets (infinity while unlimited).
-    pub ssthresh: Vec<f64>,
-    /// Smoothed RTT, s (NaN before the first sample).
-    pub srtt: Vec<f64>,
-    /// Bytes delivered in order to the receiving application so far.
-    pub delivered: Vec<u64>,
-    /// Data packets sent so far (retransmissions included).
-    pub sent: Vec<u64>,
-    /// Data packets retransmitted so far.
-    pub retransmitted: Vec<u64>,
-    /// Retransmission timeouts so far.
-    pub timeouts: Vec<u64>,
+use crate::columns::table;
+use crate::event::{Event, EventQueue, LinkId};
+use crate::net::Link;
+use crate::results::ClassCounters;
+use crate::scenario::Probes;
+use crate::tcp::Sender;
+use crate::time::Time;
+
+/// A run's probes: its samplers (period and what each records, one pending
+/// [`Event::Sample`] each), the series they fill and the transfers table.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    samplers: Vec<(Time, SampleKind)>,
+    /// Per-flow series.
+    pub flows: FlowSeries,
+    /// Per-link queue series.
+    pub queues: QueueSeries,
+    /// Per-class series.
+    pub classes: ClassSeries,
+    /// One row per finite transfer.
+    pub transfers: Transfers,
 }
 
-/// Per-link queue series, one row per (sample time, monitored link).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QueueSeries {
-    /// Sample time, s.
-    pub time: Vec<f64>,
-    /// Link index.
-    pub link: Vec<u32>,
-    /// Packets waiting (not counting the one in service).
-    pub qlen: Vec<u32>,
-    /// Bytes waiting.
-    pub qbytes: Vec<u64>,
-    /// Bytes serialized onto the link so far.
-    pub departed_bytes: Vec<u64>,
-    /// Packets dropped by the full buffer so far.
-    pub drops: Vec<u64>,
+impl Recorder {
+    /// Sets up a sampler for each nonzero period of `p` (flows, queues,
+    /// classes; the class period defaults to the flow period) and schedules
+    /// its first sample at time zero.
+    pub fn start(&mut self, p: &Probes, events: &mut EventQueue) {
+        let class_period = p.class_period_ms.unwrap_or(p.flow_period_ms);
+        for (period_ms, kind) in [
+            (p.flow_period_ms, SampleKind::Flows),
+            (p.queue_period_ms, SampleKind::Queues),
+            (class_period, SampleKind::Classes),
+        ] {
+            if period_ms > 0.0 {
+                events.push(Time::ZERO, Event::Sample(self.samplers.len() as u32));
+                self.samplers
+                    .push((Time::from_secs_f64(period_ms / 1e3), kind));
+            }
+        }
+    }
+
+    /// Period and kind of sampler `i`.
+    pub fn sampler(&self, i: u32) -> (Time, SampleKind) {
+        self.samplers[i as usize]
+    }
 }
 
-/// Per-class series, one row per (sample time, class): the aggregate of
-/// every flow of the class, so short transfers that come and go add up.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ClassSeries {
-    /// Sample time, s.
-    pub time: Vec<f64>,
-    /// Class index.
-    pub class: Vec<u32>,
-    /// Payload bytes delivered in order to the class's receivers so far
-    /// (UDP: wire bytes received).
-    pub delivered: Vec<u64>,
-    /// Wire bytes of data the class's applications offered so far (finite
-    /// transfers: their whole size when they start; UDP: packets sent;
-    /// unlimited bulk flows: 0).
-    pub offered: Vec<u64>,
-    /// Wire bytes of data packets sent so far, retransmissions included.
-    pub sent: Vec<u64>,
-    /// TCP flows started and not yet completed.
-    pub active: Vec<u32>,
+table! {
+    /// Per-flow time series, one row per (sample time, traced active flow).
+    pub struct FlowSeries as "flow_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Flow index.
+        pub flow: Vec<u32>,
+        /// Congestion window, packets.
+        pub cwnd: Vec<f64>,
+        /// Slow-start threshold, packets (infinity while unlimited).
+        pub ssthresh: Vec<f64>,
+        /// Smoothed RTT, s (NaN before the first sample).
+        pub srtt: Vec<f64>,
+        /// Bytes delivered in order to the receiving application so far.
+        pub delivered: Vec<u64>,
+        /// Data packets sent so far (retransmissions included).
+        pub sent: Vec<u64>,
+        /// Data packets retransmitted so far.
+        pub retransmitted: Vec<u64>,
+        /// Retransmission timeouts so far.
+        pub timeouts: Vec<u64>,
+    }
 }
 
-/// One row per finite transfer (a generated web transfer, or a scenario
-/// flow with `size_pkts`), in start order.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Transfers {
-    /// Class index.
-    pub class: Vec<u32>,
-    /// Index in the `flows` table, -1 for a generated transfer.
-    pub flow: Vec<i64>,
-    /// Size, packets.
-    pub size_pkts: Vec<u64>,
-    /// Size drawn, bytes (an empirical table in packets gives `size_pkts * mss`).
-    pub size_bytes: Vec<f64>,
-    /// Start, s.
-    pub start: Vec<f64>,
-    /// Time the last byte was acknowledged, s; NaN if unfinished.
-    pub end: Vec<f64>,
-    /// Round-trip propagation delay of the transfer's path, s.
-    pub rtt: Vec<f64>,
+impl FlowSeries {
+    /// Appends flow `flow`'s row at `t` (s): its sender's window, RTT and
+    /// counters, and `delivered` bytes delivered in order so far.
+    pub fn record(&mut self, t: f64, flow: u32, sender: &Sender, delivered: u64) {
+        let tcb = &sender.tcb;
+        self.time.push(t);
+        self.flow.push(flow);
+        self.cwnd.push(tcb.cwnd);
+        self.ssthresh.push(tcb.ssthresh);
+        self.srtt.push(tcb.srtt.map_or(f64::NAN, |x| x.secs()));
+        self.delivered.push(delivered);
+        let st = sender.stats;
+        self.sent.push(st.sent);
+        self.retransmitted.push(st.retransmitted);
+        self.timeouts.push(st.timeouts);
+    }
+}
+
+table! {
+    /// Per-link queue series, one row per (sample time, monitored link).
+    pub struct QueueSeries as "queue_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Link index.
+        pub link: Vec<u32>,
+        /// Packets waiting (not counting the one in service).
+        pub qlen: Vec<u32>,
+        /// Bytes waiting.
+        pub qbytes: Vec<u64>,
+        /// Bytes serialized onto the link so far.
+        pub departed_bytes: Vec<u64>,
+        /// Packets dropped by the full buffer so far.
+        pub drops: Vec<u64>,
+    }
+}
+
+impl QueueSeries {
+    /// Appends link `id`'s row at `now` (`t` in s), first moving the link's
+    /// departures up to `now`.
+    pub fn record(&mut self, t: f64, id: LinkId, link: &mut Link, now: Time) {
+        link.advance(now);
+        self.time.push(t);
+        self.link.push(id);
+        self.qlen.push(link.waiting());
+        self.qbytes.push(link.waiting_bytes());
+        let c = link.counters_at(now);
+        self.departed_bytes.push(c.bytes_departed);
+        self.drops.push(c.drops);
+    }
+}
+
+table! {
+    /// Per-class series, one row per (sample time, class): the aggregate of
+    /// every flow of the class, so short transfers that come and go add up.
+    pub struct ClassSeries as "class_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Class index.
+        pub class: Vec<u32>,
+        /// Payload bytes delivered in order to the class's receivers so far
+        /// (UDP: wire bytes received).
+        pub delivered: Vec<u64>,
+        /// Wire bytes of data the class's applications offered so far (finite
+        /// transfers: their whole size when they start; UDP: packets sent;
+        /// unlimited bulk flows: 0).
+        pub offered: Vec<u64>,
+        /// Wire bytes of data packets sent so far, retransmissions included.
+        pub sent: Vec<u64>,
+        /// TCP flows started and not yet completed.
+        pub active: Vec<u32>,
+    }
+}
+
+impl ClassSeries {
+    /// Appends class `class`'s row at `t` (s) from its counters `k` and its
+    /// `active` TCP flows.
+    pub fn record(&mut self, t: f64, class: u32, k: &ClassCounters, active: u32) {
+        self.time.push(t);
+        self.class.push(class);
+        self.delivered.push(k.delivered_bytes);
+        self.offered.push(k.offered_bytes);
+        self.sent.push(k.sent_bytes);
+        self.active.push(active);
+    }
+}
+
+table! {
+    /// One row per finite transfer (a generated web transfer, or a scenario
+    /// flow with `size_pkts`), in start order.
+    pub struct Transfers as "transfers" {
+        /// Class index.
+        pub class: Vec<u32>,
+        /// Index in the `flows` table, -1 for a generated transfer.
+        pub flow: Vec<i64>,
+        /// Size, packets.
+        pub size_pkts: Vec<u64>,
+        /// Size drawn, bytes (an empirical table in packets gives `size_pkts * mss`).
+        pub size_bytes: Vec<f64>,
+        /// Start, s.
+        pub start: Vec<f64>,
+        /// Time the last byte was acknowledged, s; NaN if unfinished.
+        pub end: Vec<f64>,
+        /// Round-trip propagation delay of the transfer's path, s.
+        pub rtt: Vec<f64>,
+    }
 }
 
 impl Transfers {

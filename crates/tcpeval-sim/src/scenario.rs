@@ -6,8 +6,7 @@
 //! `_bytes`. Defaults are those of spec/algorithms.md section 1.
 
 use crate::platform::Platform;
-use crate::tcp::config::{CountMode, LossMarking, LssMode, RecoveryMode, RtoMode, TcpConfig};
-use crate::time::Time;
+pub use crate::tcp::config::TcpOptions;
 pub use crate::traffic::Traffic;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -292,65 +291,6 @@ pub enum Direction {
     Reverse,
 }
 
-/// TCP options; every field optional, flow values override scenario values
-/// which override the defaults.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TcpOptions {
-    /// SACK on (default) or NewReno.
-    pub sack: Option<bool>,
-    /// `prr` (default), `rfc6675` or `rate_halving` (Linux 2.6).
-    pub recovery: Option<RecoveryMode>,
-    /// `rfc6675` (default) or `fack` (Linux 2.6). Left out of the
-    /// normalized scenario when unset, so that scenarios written before the
-    /// option existed keep their hash (and their stored runs).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub loss_marking: Option<LossMarking>,
-    /// Undo spurious window reductions (timestamps and D-SACK; default
-    /// off). Left out of the normalized scenario when unset, as above.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub undo: Option<bool>,
-    /// Duplicate-ACK threshold (1..=100, default 3).
-    pub dupthresh: Option<u32>,
-    /// Initial cwnd, packets (1..=1e6, default 10).
-    pub initial_cwnd: Option<f64>,
-    /// Initial ssthresh, packets (>= 2; default unlimited).
-    pub initial_ssthresh: Option<f64>,
-    /// RFC 3742 max_ssthresh, packets (0 = Limited Slow-Start off, default).
-    pub max_ssthresh: Option<u32>,
-    /// `rfc3742` (default) or `ns2`: where Limited Slow-Start acts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lss: Option<LssMode>,
-    /// Detect lost retransmissions from SACKs (default on, as Linux).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost_retransmit: Option<bool>,
-    /// Receiver window, packets (default unlimited).
-    pub rwnd_pkts: Option<u64>,
-    /// Receiver window, bytes (rounded down to whole packets).
-    pub rwnd_bytes: Option<u64>,
-    /// `per_packet` (default) or `per_ack`.
-    pub count_mode: Option<CountMode>,
-    /// Delayed ACK (default on).
-    pub delayed_ack: Option<bool>,
-    /// Segments per delayed ACK (1..=64, default 2).
-    pub delack_count: Option<u32>,
-    /// Delayed-ACK timer, ms (1..=500, default 40).
-    pub delack_timeout_ms: Option<f64>,
-    /// Segments ACKed one by one at start (default 16).
-    pub quickack_segments: Option<u32>,
-    /// `linux` (default) or `rfc6298`.
-    pub rto_mode: Option<RtoMode>,
-    /// RTO floor, ms (default 200).
-    pub rto_min_ms: Option<f64>,
-    /// Initial RTO, ms (default 1000).
-    pub rto_initial_ms: Option<f64>,
-    /// RTO ceiling, ms (default 120000).
-    pub rto_max_ms: Option<f64>,
-    /// Clock tick of `rto_mode = "ns2"`, ms (default 10, ns-2 tcpTick_).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rto_tick_ms: Option<f64>,
-}
-
 /// One flow (or `count` identical flows).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -464,130 +404,6 @@ pub(crate) fn check_pos(field: &str, v: f64, hi: f64) -> Result<(), ScenarioErro
             field,
             format!("{v} is out of range; allowed 0 < value <= {hi}"),
         ))
-    }
-}
-
-fn ms(v: f64) -> Time {
-    Time::from_secs_f64(v / 1e3)
-}
-
-impl TcpOptions {
-    /// `self` with unset fields taken from `base`.
-    pub fn over(&self, base: &TcpOptions) -> TcpOptions {
-        macro_rules! pick {
-            ($($f:ident),*) => { TcpOptions { $($f: self.$f.clone().or(base.$f.clone())),* } };
-        }
-        pick!(
-            sack,
-            recovery,
-            loss_marking,
-            undo,
-            dupthresh,
-            initial_cwnd,
-            initial_ssthresh,
-            max_ssthresh,
-            lss,
-            lost_retransmit,
-            rwnd_pkts,
-            rwnd_bytes,
-            count_mode,
-            delayed_ack,
-            delack_count,
-            delack_timeout_ms,
-            quickack_segments,
-            rto_mode,
-            rto_min_ms,
-            rto_initial_ms,
-            rto_max_ms,
-            rto_tick_ms
-        )
-    }
-
-    /// Validates and resolves to a [`TcpConfig`]; `at` is the field path prefix.
-    pub fn resolve(&self, at: &str, packet_size: u32) -> Result<TcpConfig, ScenarioError> {
-        let d = TcpConfig::default();
-        let f = |name: &str| format!("{at}.{name}");
-        let mut c = TcpConfig { packet_size, ..d };
-        c.sack = self.sack.unwrap_or(d.sack);
-        c.recovery = self.recovery.unwrap_or(d.recovery);
-        c.loss_marking = self.loss_marking.unwrap_or(d.loss_marking);
-        c.undo = self.undo.unwrap_or(d.undo);
-        if let Some(v) = self.dupthresh {
-            check(&f("dupthresh"), f64::from(v), 1.0, 100.0)?;
-            c.dupthresh = v;
-        }
-        if let Some(v) = self.initial_cwnd {
-            check(&f("initial_cwnd"), v, 1.0, 1e6)?;
-            c.initial_cwnd = v;
-        }
-        if let Some(v) = self.initial_ssthresh {
-            check(&f("initial_ssthresh"), v, 2.0, 1e9)?;
-            c.initial_ssthresh = v;
-        }
-        if let Some(v) = self.max_ssthresh {
-            check(&f("max_ssthresh"), f64::from(v), 0.0, 1e6)?;
-            c.max_ssthresh = v;
-        }
-        c.lss = self.lss.unwrap_or(d.lss);
-        c.lost_retransmit = self.lost_retransmit.unwrap_or(d.lost_retransmit);
-        match (self.rwnd_pkts, self.rwnd_bytes) {
-            (Some(_), Some(_)) => {
-                return Err(ScenarioError::new(
-                    f("rwnd_bytes"),
-                    "give rwnd_pkts or rwnd_bytes, not both",
-                ))
-            }
-            (Some(p), None) => {
-                check(&f("rwnd_pkts"), p as f64, 1.0, 1e12)?;
-                c.rwnd = p;
-            }
-            (None, Some(b)) => {
-                let p = b / u64::from(c.mss());
-                if p == 0 {
-                    return Err(ScenarioError::new(
-                        f("rwnd_bytes"),
-                        format!("{b} is below one segment; allowed >= {} bytes", c.mss()),
-                    ));
-                }
-                c.rwnd = p;
-            }
-            (None, None) => {}
-        }
-        c.count_mode = self.count_mode.unwrap_or(d.count_mode);
-        c.delayed_ack = self.delayed_ack.unwrap_or(d.delayed_ack);
-        if let Some(v) = self.delack_count {
-            check(&f("delack_count"), f64::from(v), 1.0, 64.0)?;
-            c.delack_count = v;
-        }
-        if let Some(v) = self.delack_timeout_ms {
-            check(&f("delack_timeout_ms"), v, 1.0, 500.0)?;
-            c.delack_timeout = ms(v);
-        }
-        if let Some(v) = self.quickack_segments {
-            check(&f("quickack_segments"), f64::from(v), 0.0, 1e6)?;
-            c.quickack_segments = v;
-        }
-        c.rto_mode = self.rto_mode.unwrap_or(d.rto_mode);
-        if let Some(v) = self.rto_min_ms {
-            check(&f("rto_min_ms"), v, 1.0, 60_000.0)?;
-            c.rto_min = ms(v);
-        }
-        if let Some(v) = self.rto_initial_ms {
-            check(&f("rto_initial_ms"), v, 1.0, 600_000.0)?;
-            c.rto_initial = ms(v);
-        }
-        if let Some(v) = self.rto_max_ms {
-            check(&f("rto_max_ms"), v, 1.0, 3_600_000.0)?;
-            c.rto_max = ms(v);
-        }
-        if let Some(v) = self.rto_tick_ms {
-            check(&f("rto_tick_ms"), v, 0.001, 1000.0)?;
-            c.rto_tick = ms(v);
-        }
-        if c.rto_max < c.rto_min {
-            return Err(ScenarioError::new(f("rto_max_ms"), "must be >= rto_min_ms"));
-        }
-        Ok(c)
     }
 }
 

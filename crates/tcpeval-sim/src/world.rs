@@ -1,4 +1,10 @@
-//! The world: links, flows, traffic sources and the event loop.
+//! The world: the arenas (links, routes' hops, flow slots) and the event
+//! loop that routes each event to its owner. What is not routing lives with
+//! its owner: checks and derived values in [`crate::resolve`] (the world is
+//! built once from a [`Resolved`] plan), traffic generators in
+//! [`crate::traffic::generators`] (one event variant, [`Event::Traffic`]),
+//! TCP timers and SACK blocks in [`crate::tcp::Connection`], sampling in
+//! [`crate::probe`], and the result tables in [`crate::results`].
 //!
 //! Packets live in link FIFOs; the heap holds one delivery event per busy
 //! link, the flows' lazily cancelled timers, flow starts/stops, traffic
@@ -30,24 +36,18 @@
 //! short flows. Long-lived flows keep their own access links (no delay line).
 
 use crate::event::{Event, EventQueue, FlowId, LinkId, TimerKind};
-use crate::net::topology::build_network_with;
-use crate::net::{BufferLimit, Link, Offer};
+use crate::flow::{Ends, Flow, FlowMeta, RouteId};
+use crate::net::{Link, Offer};
 use crate::packet::{Packet, Payload};
-use crate::probe::{ClassSeries, FlowSeries, QueueSeries, SampleKind, Transfers};
+use crate::probe::{Recorder, SampleKind};
+use crate::resolve::Resolved;
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
 use crate::rng::{purpose, stream, BernoulliGaps};
-use crate::scenario::{check, check_pos, FlowSpec, Scenario, ScenarioError, TcpOptions};
-use crate::tcp::sender::AckIn;
-use crate::tcp::{Receiver, Sender};
+use crate::scenario::{Scenario, ScenarioError};
+use crate::tcp::Connection;
 use crate::time::Time;
-use crate::traffic::udp::UdpSource;
-use crate::traffic::web::{Sessions, WebSource};
-use crate::traffic::{plan, ClassInfo};
-use rand::Rng;
-use std::collections::VecDeque;
-
-/// A route: the position of its first hop in the world's hop table.
-type RouteId = u32;
+use crate::traffic::generators::{Generators, Host, Transfer, Wake};
+use crate::traffic::ClassInfo;
 
 /// One hop of a route in the world's flat hop table, where each route's
 /// hops follow one another. A packet's `hop` is its position in this table,
@@ -60,81 +60,6 @@ struct Hop {
     next_folded: bool,
     /// The route ends after this link, at an endpoint.
     last: bool,
-}
-
-/// A flow's endpoints. UDP flows are few (one per source), so the TCP
-/// variant stays inline rather than boxed: no indirection per packet.
-#[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
-enum Ends {
-    /// A TCP connection.
-    Tcp { sender: Sender, receiver: Receiver },
-    /// A UDP source and its sink; `next_seq` numbers the packets.
-    Udp { next_seq: u64 },
-}
-
-/// One flow: its endpoints, routes and counters.
-#[derive(Debug)]
-struct Flow {
-    ends: Ends,
-    fwd: RouteId,
-    rev: RouteId,
-    class: u32,
-    /// Extra round-trip delay applied to ACKs before they reach the sender.
-    ack_delay: Time,
-    /// ACKs in the delay line with the time each reaches the sender.
-    delay_line: VecDeque<(Time, Packet)>,
-    /// Packets injected and not yet delivered or dropped.
-    in_network: u32,
-    /// Row in the transfers table, for a finite transfer.
-    transfer: Option<u32>,
-    /// A finite transfer was fully acknowledged.
-    done: bool,
-    delivered_pkts: u64,
-    data_received: u64,
-    data_dropped: u64,
-    acks_dropped: u64,
-    first_loss: Option<Time>,
-}
-
-impl Flow {
-    fn new(ends: Ends, fwd: RouteId, rev: RouteId, class: u32, ack_delay: Time) -> Flow {
-        Flow {
-            ends,
-            fwd,
-            rev,
-            class,
-            ack_delay,
-            delay_line: VecDeque::new(),
-            in_network: 0,
-            transfer: None,
-            done: false,
-            delivered_pkts: 0,
-            data_received: 0,
-            data_dropped: 0,
-            acks_dropped: 0,
-            first_loss: None,
-        }
-    }
-
-    fn sender(&self) -> &Sender {
-        match &self.ends {
-            Ends::Tcp { sender, .. } => sender,
-            Ends::Udp { .. } => unreachable!("a UDP flow has no TCP sender"),
-        }
-    }
-}
-
-/// What the `flows` table says about a flow besides its counters.
-#[derive(Debug)]
-struct FlowMeta {
-    name: String,
-    spec: usize,
-    start: Time,
-    stop: Option<Time>,
-    size: Option<u64>,
-    trace: bool,
-    base_rtt: Time,
 }
 
 /// A simulation ready to run.
@@ -159,16 +84,10 @@ pub struct World {
     class_counters: Vec<ClassCounters>,
     /// TCP flows started and not completed, per class.
     class_active: Vec<u32>,
-    web: Vec<WebSource>,
-    sessions: Sessions,
-    udp: Vec<UdpSource>,
-    /// Flow slot of each UDP source.
-    udp_flows: Vec<FlowId>,
-    samplers: Vec<(Time, SampleKind)>,
-    flow_series: FlowSeries,
-    queue_series: QueueSeries,
-    class_series: ClassSeries,
-    transfers: Transfers,
+    /// The traffic generators (taken out while one handles its event).
+    traffic: Generators,
+    /// The probes' samplers, the columns they fill and the transfers table.
+    probes: Recorder,
     scratch: Vec<Packet>,
     /// Drops decided by folded links ahead of time and not yet happened:
     /// link, packet, random loss (else a full buffer). Slots are reused.
@@ -183,40 +102,19 @@ fn ms(v: f64) -> Time {
 impl World {
     /// Validates `sc` and builds the world at time zero.
     pub fn new(sc: &Scenario) -> Result<World, ScenarioError> {
-        check_pos("duration_s", sc.duration_s, 1e7)?;
-        check("packet_size", f64::from(sc.packet_size), 80.0, 65535.0)?;
-        if sc.flows.is_empty() && sc.traffic.is_empty() {
-            return Err(ScenarioError::new(
-                "flows",
-                "at least one flow (or a traffic generator) is needed",
-            ));
-        }
-        for (k, f) in sc.flows.iter().enumerate() {
-            check(&format!("flows[{k}].count"), f64::from(f.count), 1.0, 1e6)?;
-        }
-        sc.flow_tcp(&TcpOptions::default())?
-            .resolve("tcp", sc.packet_size)?;
-        let p = &sc.probes;
-        let class_period = p.class_period_ms.unwrap_or(p.flow_period_ms);
-        for (name, v) in [
-            ("flow_period_ms", p.flow_period_ms),
-            ("queue_period_ms", p.queue_period_ms),
-            ("class_period_ms", class_period),
-        ] {
-            if v != 0.0 {
-                check(&format!("probes.{name}"), v, 0.001, 1e9)?;
-            }
-        }
-        let plan = plan(sc)?;
-        let mut all_flows: Vec<FlowSpec> = sc.flows.clone();
-        all_flows.extend(plan.bulk_flows.iter().map(|(f, _)| f.clone()));
-        let n_explicit = sc.flows.len();
-        let net = build_network_with(sc, &all_flows, n_explicit, &plan.groups)?;
-        let end = Time::from_secs_f64(sc.duration_s);
+        Ok(World::from_plan(Resolved::new(sc)?))
+    }
+
+    /// Builds the world at time zero from a resolved scenario: the links,
+    /// the routes' hops, a slot per flow, the generators' flows, and the
+    /// first events (flow starts and stops, then the generators', then the
+    /// samplers', an order that fixes how same-time events run).
+    pub fn from_plan(plan: Resolved) -> World {
+        let net = &plan.net;
         let mut links = Vec::with_capacity(net.links.len());
         for (j, spec) in net.links.iter().enumerate() {
             let loss = (spec.loss > 0.0).then(|| {
-                BernoulliGaps::new(spec.loss, stream(sc.seed, purpose::LINK_LOSS, j as u64))
+                BernoulliGaps::new(spec.loss, stream(plan.seed, purpose::LINK_LOSS, j as u64))
             });
             links.push(
                 Link::new(
@@ -229,24 +127,6 @@ impl World {
                 .with_schedules(spec.rate_schedule.clone(), spec.delay_schedule.clone()),
             );
         }
-        let monitored: Vec<LinkId> = match &p.queue_links {
-            None => (0..net.links.len())
-                .filter(|&j| net.links[j].monitored)
-                .map(|j| j as LinkId)
-                .collect(),
-            Some(names) => {
-                let mut ids = Vec::new();
-                for (i, n) in names.iter().enumerate() {
-                    ids.push(net.link_id(n).ok_or_else(|| {
-                        ScenarioError::new(
-                            format!("probes.queue_links[{i}]"),
-                            format!("no link named '{n}'; links are named like 'R1->R2'"),
-                        )
-                    })?);
-                }
-                ids
-            }
-        };
         let mut hops: Vec<Hop> = Vec::new();
         let mut add_route = |r: &Vec<LinkId>| {
             let start = hops.len() as RouteId;
@@ -260,119 +140,33 @@ impl World {
         let mut events = EventQueue::new();
         let mut flows = Vec::with_capacity(net.routes.len());
         let mut meta = Vec::with_capacity(net.routes.len());
-        let mut copy_of_spec = vec![0u32; all_flows.len()];
-        for (i, route) in net.routes.iter().enumerate() {
-            let k = route.spec;
-            let f = &all_flows[k];
-            let at = |name: &str| format!("flows[{k}].{name}");
-            check(&at("start_s"), f.start_s, 0.0, sc.duration_s)?;
-            let mut start_s = f.start_s;
-            if let Some(j) = f.start_jitter_s {
-                check(&at("start_jitter_s"), j, 0.0, sc.duration_s)?;
-                start_s += stream(sc.seed, purpose::FLOW_START, i as u64).gen::<f64>() * j;
-            }
-            if let Some(stop) = f.stop_s {
-                if !(stop.is_finite() && stop > f.start_s) {
-                    return Err(ScenarioError::new(
-                        at("stop_s"),
-                        format!("{stop} must be after start_s ({})", f.start_s),
-                    ));
-                }
-            }
-            if let Some(size) = f.size_pkts {
-                check(&at("size_pkts"), size as f64, 1.0, 1e15)?;
-            }
-            let cc = crate::traffic::build_algorithm(
-                &format!("flows[{k}]"),
-                &f.algorithm,
-                &sc.flow_params(&f.algorithm, &f.params),
-            )?;
-            let tcp = sc.flow_tcp(&f.tcp)?.resolve(&at("tcp"), sc.packet_size)?;
+        for (i, (route, fp)) in net.routes.iter().zip(plan.flows).enumerate() {
             let id = i as FlowId;
-            let name = match &f.name {
-                Some(n) if f.count > 1 => format!("{n}.{}", copy_of_spec[k]),
-                Some(n) => n.clone(),
-                None => format!("flow{i}"),
-            };
-            copy_of_spec[k] += 1;
-            let start = Time::from_secs_f64(start_s);
-            events.push(start, Event::FlowStart(id));
-            let stop = f.stop_s.map(Time::from_secs_f64);
-            if let Some(t) = stop {
+            events.push(fp.meta.start, Event::FlowStart(id));
+            if let Some(t) = fp.meta.stop {
                 events.push(t, Event::FlowStop(id));
             }
-            let class = if k < n_explicit {
-                k as u32
-            } else {
-                plan.bulk_flows[k - n_explicit].1
-            };
-            let ends = Ends::Tcp {
-                sender: Sender::new(id, tcp, cc, f.size_pkts),
-                receiver: Receiver::new(id, &tcp),
-            };
             flows.push(Flow::new(
-                ends,
+                Ends::Tcp(Connection::new(id, fp.tcp, fp.cc, fp.meta.size)),
                 add_route(&route.fwd),
                 add_route(&route.rev),
-                class,
+                fp.class,
                 Time::ZERO,
             ));
-            meta.push(FlowMeta {
-                name,
-                spec: k,
-                start,
-                stop,
-                size: f.size_pkts,
-                trace: f.trace,
-                base_rtt: net.base_rtt(route),
-            });
+            meta.push(fp.meta);
         }
         let groups: Vec<(RouteId, RouteId, Time)> = net
             .groups
             .iter()
             .map(|g| (add_route(&g.fwd), add_route(&g.rev), net.base_rtt(g)))
             .collect();
+        let monitored = plan.monitored;
         fold_links(&mut links, &mut hops, &monitored);
-        let mut udp_flows = Vec::with_capacity(plan.udp.len());
-        for (u, src) in plan.udp.iter().enumerate() {
-            let (fwd, rev, _) = groups[src.group];
-            udp_flows.push(flows.len() as FlowId);
-            flows.push(Flow::new(
-                Ends::Udp { next_seq: 0 },
-                fwd,
-                rev,
-                src.class,
-                Time::ZERO,
-            ));
-            if let Some(t) = src.first() {
-                events.push(t, Event::Udp(u as u32));
-            }
-        }
-        let mut web = plan.web;
-        let mut sessions = Sessions::default();
-        for (s, src) in web.iter_mut().enumerate() {
-            if src.session.is_some() {
-                Self::preroll(s as u32, src, &mut sessions, &mut events);
-            } else if let Some(t) = src.next_arrival(None) {
-                events.push(t, Event::WebArrival(s as u32));
-            }
-        }
-        let mut samplers = Vec::new();
-        for (period_ms, kind) in [
-            (p.flow_period_ms, SampleKind::Flows),
-            (p.queue_period_ms, SampleKind::Queues),
-            (class_period, SampleKind::Classes),
-        ] {
-            if period_ms > 0.0 {
-                events.push(Time::ZERO, Event::Sample(samplers.len() as u32));
-                samplers.push((ms(period_ms), kind));
-            }
-        }
         let n_classes = plan.classes.len();
-        Ok(World {
+        let mut world = World {
             now: Time::ZERO,
-            end,
-            packet_size: sc.packet_size,
+            end: plan.end,
+            packet_size: plan.packet_size,
             events,
             links,
             monitored,
@@ -384,53 +178,17 @@ impl World {
             classes: plan.classes,
             class_counters: vec![ClassCounters::default(); n_classes],
             class_active: vec![0; n_classes],
-            web,
-            sessions,
-            udp: plan.udp,
-            udp_flows,
-            samplers,
-            flow_series: FlowSeries::default(),
-            queue_series: QueueSeries::default(),
-            class_series: ClassSeries::default(),
-            transfers: Transfers::default(),
+            traffic: Generators::default(),
+            probes: Recorder::default(),
             scratch: Vec::with_capacity(64),
             late_drops: Vec::new(),
             free_late_drops: Vec::new(),
-        })
-    }
-
-    /// Starts SURGE source `s` in steady state: sessions arriving in the
-    /// `preroll_s` before its start are played forward without transfers;
-    /// those still running at the start are scheduled at their next file,
-    /// and the first arrival after the start is scheduled.
-    fn preroll(s: u32, src: &mut WebSource, sessions: &mut Sessions, events: &mut EventQueue) {
-        let start = src.start();
-        let mut t = -src.preroll_s();
-        loop {
-            t += src.gap_s();
-            if t >= 0.0 {
-                let at = start + Time::from_secs_f64(t);
-                if at < src.stop {
-                    events.push(at, Event::WebArrival(s));
-                }
-                return;
-            }
-            let mut sess = src.new_session(s);
-            let mut at = t;
-            loop {
-                if at >= 0.0 {
-                    let when = start + Time::from_secs_f64(at);
-                    if when < src.stop {
-                        events.push(when, Event::Session(sessions.insert(sess)));
-                    }
-                    break;
-                }
-                match src.next_in_session(&mut sess) {
-                    Some(gap) => at += gap.secs(),
-                    None => break,
-                }
-            }
-        }
+        };
+        let mut traffic = Generators::new(plan.web, plan.udp);
+        traffic.start(&mut world);
+        world.traffic = traffic;
+        world.probes.start(&plan.probes, &mut world.events);
+        world
     }
 
     /// The same world with no link folded, every link spending a delivery
@@ -498,15 +256,17 @@ impl World {
             } => self.on_timer(flow, kind, generation),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::FlowStop(f) => {
-                if let Ends::Tcp { sender, .. } = &mut self.flows[f as usize].ends {
-                    sender.stop();
+                if let Ends::Tcp(c) = &mut self.flows[f as usize].ends {
+                    c.sender.stop();
                 }
             }
             Event::Sample(i) => self.sample(i),
             Event::DelayExit(f) => self.on_delay_exit(f),
-            Event::WebArrival(s) => self.on_web_arrival(s as usize),
-            Event::Session(id) => self.session_step(id),
-            Event::Udp(u) => self.on_udp(u as usize),
+            Event::Traffic(wake) => {
+                let mut traffic = std::mem::take(&mut self.traffic);
+                traffic.handle(wake, self);
+                self.traffic = traffic;
+            }
         }
     }
 
@@ -520,7 +280,7 @@ impl World {
         if let Some(size) = m.size {
             self.class_counters[cls].offered_bytes += size * u64::from(self.packet_size);
             let mss = fl.sender().tcb.mss;
-            fl.transfer = Some(self.transfers.begin(
+            fl.transfer = Some(self.probes.transfers.begin(
                 fl.class,
                 i64::from(f),
                 size,
@@ -530,8 +290,8 @@ impl World {
             ));
         }
         let mut out = std::mem::take(&mut self.scratch);
-        if let Ends::Tcp { sender, .. } = &mut fl.ends {
-            sender.start(now, &mut out);
+        if let Ends::Tcp(c) = &mut fl.ends {
+            c.sender.start(now, &mut out);
         }
         self.flush(f, &mut out);
         self.scratch = out;
@@ -603,10 +363,8 @@ impl World {
             self.class_counters[f.class as usize].dropped += 1;
         } else {
             f.acks_dropped += 1;
-            if let (Ends::Tcp { receiver, .. }, Payload::Ack { sack, .. }) =
-                (&mut f.ends, pkt.payload)
-            {
-                receiver.sacks.release(sack);
+            if let (Ends::Tcp(c), Payload::Ack { sack, .. }) = (&mut f.ends, pkt.payload) {
+                c.ack_dropped(sack);
             }
         }
         self.packet_gone(pkt.flow);
@@ -631,26 +389,20 @@ impl World {
             };
             self.offer(pkt, self.now);
         }
-        let Ends::Tcp { sender, receiver } = &mut self.flows[f as usize].ends else {
+        let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
             return;
         };
-        let timers = [
-            (TimerKind::Rto, &mut sender.rto_timer),
-            (TimerKind::DelayedAck, &mut receiver.delack),
-            (TimerKind::Cc, &mut sender.cc_timer),
-        ];
-        for (kind, timer) in timers {
-            if let Some((t, generation)) = timer.to_schedule() {
-                self.events.push(
-                    t,
-                    Event::Timer {
-                        flow: f,
-                        kind,
-                        generation,
-                    },
-                );
-            }
-        }
+        let events = &mut self.events;
+        c.due_timers(|kind, t, generation| {
+            events.push(
+                t,
+                Event::Timer {
+                    flow: f,
+                    kind,
+                    generation,
+                },
+            );
+        });
     }
 
     fn on_delivery(&mut self, l: LinkId) {
@@ -703,45 +455,28 @@ impl World {
                 c.received += 1;
                 c.delivered_bytes += u64::from(pkt.size);
             }
-            (Ends::Tcp { receiver, sender }, Payload::Data { seq, tsval }) => {
+            (Ends::Tcp(conn), Payload::Data { seq, tsval }) => {
                 fl.data_received += 1;
-                let n = receiver.on_data(seq, tsval, now, &mut out);
+                let n = conn.receiver.on_data(seq, tsval, now, &mut out);
                 fl.delivered_pkts += n;
                 let c = &mut self.class_counters[cls];
                 c.received += 1;
-                c.delivered_bytes += n * u64::from(sender.tcb.mss);
+                c.delivered_bytes += n * u64::from(conn.sender.tcb.mss);
             }
-            (
-                Ends::Tcp { sender, receiver },
-                Payload::Ack {
-                    cum,
-                    trigger,
-                    sack,
-                    dsack,
-                    tsecr,
-                },
-            ) => {
-                let (blocks, n) = receiver.sacks.take(sack);
-                let ack = AckIn {
-                    cum,
-                    trigger,
-                    sack: &blocks[..n],
-                    dsack,
-                    tsecr,
-                };
-                sender.on_ack(now, ack, &mut out);
-                completed = !fl.done && sender.completed_at.is_some();
+            (Ends::Tcp(conn), ack @ Payload::Ack { .. }) => {
+                conn.on_ack(now, ack, &mut out);
+                completed = !fl.done && conn.sender.completed_at.is_some();
             }
         }
         if completed {
             fl.done = true;
             if let Some(row) = fl.transfer {
-                self.transfers.end(row, now.secs());
+                self.probes.transfers.end(row, now.secs());
             }
             self.class_counters[cls].completed += 1;
             self.class_active[cls] -= 1;
         }
-        if matches!(self.flows[f as usize].ends, Ends::Tcp { .. }) {
+        if matches!(self.flows[f as usize].ends, Ends::Tcp(_)) {
             self.flush(f, &mut out);
         }
         self.scratch = out;
@@ -751,210 +486,38 @@ impl World {
     fn on_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
         let now = self.now;
         let mut out = std::mem::take(&mut self.scratch);
-        let Ends::Tcp { sender, receiver } = &mut self.flows[f as usize].ends else {
+        let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
             unreachable!("timer of a UDP flow");
         };
-        match kind {
-            TimerKind::Rto => {
-                if sender.rto_timer.fire(generation, now) {
-                    sender.on_rto(now, &mut out);
-                }
-            }
-            TimerKind::DelayedAck => {
-                if receiver.delack.fire(generation, now) {
-                    receiver.on_delack_timer(&mut out);
-                }
-            }
-            TimerKind::Cc => {
-                if sender.cc_timer.fire(generation, now) {
-                    sender.on_cc_timer(now, &mut out);
-                }
-            }
-        }
+        c.on_timer(kind, generation, now, &mut out);
         self.flush(f, &mut out);
         self.scratch = out;
     }
 
-    fn on_web_arrival(&mut self, s: usize) {
-        let now = self.now;
-        let src = &mut self.web[s];
-        if let Some(t) = src.next_arrival(Some(now)) {
-            self.events.push(t, Event::WebArrival(s as u32));
-        }
-        if src.session.is_none() {
-            let rtt_ms = src.draw_rtt_ms();
-            self.start_transfer(s, rtt_ms);
-            return;
-        }
-        let session = src.new_session(s as u32);
-        let id = self.sessions.insert(session);
-        self.session_step(id);
-    }
-
-    /// A SURGE session requests its next file now, then waits its active
-    /// OFF time (more files on this page) or think time (next page).
-    fn session_step(&mut self, id: u32) {
-        let now = self.now;
-        let sess = *self.sessions.get_mut(id);
-        let s = sess.source as usize;
-        if now >= self.web[s].stop {
-            self.sessions.remove(id);
-            return;
-        }
-        self.start_transfer(s, sess.rtt_ms);
-        let src = &mut self.web[s];
-        let next = src
-            .next_in_session(self.sessions.get_mut(id))
-            .map(|gap| now + gap);
-        match next {
-            Some(t) if t < src.stop => self.events.push(t, Event::Session(id)),
-            _ => self.sessions.remove(id),
-        }
-    }
-
-    /// Opens a transfer of web source `s` now, with a drawn size, over the
-    /// source's host group, its RTT raised to `rtt_ms` by a delay line.
-    fn start_transfer(&mut self, s: usize, rtt_ms: Option<f64>) {
-        let now = self.now;
-        let src = &mut self.web[s];
-        let drawn = src.draw_size();
-        let (fwd, rev, base) = self.groups[src.group];
-        let rtt = rtt_ms.map_or(base, |r| ms(r).max(base));
-        let class = src.class;
-        let proto = &src.proto;
-        let f = match self.free_slots.pop() {
-            Some(f) => f,
-            None => {
-                // A new slot; its provisional endpoints are replaced below.
-                self.flows.push(Flow::new(
-                    Ends::Udp { next_seq: 0 },
-                    fwd,
-                    rev,
-                    class,
-                    Time::ZERO,
-                ));
-                (self.flows.len() - 1) as FlowId
-            }
-        };
-        let mut sender = Sender::new(f, proto.cfg, proto.cc.clone(), Some(drawn.pkts));
-        let mut receiver = Receiver::new(f, &proto.cfg);
-        let slot = &mut self.flows[f as usize];
-        if let Ends::Tcp {
-            sender: old_s,
-            receiver: old_r,
-        } = &slot.ends
-        {
-            // Keep the old timers' pending events (see the module doc).
-            sender.rto_timer = old_s.rto_timer;
-            sender.cc_timer = old_s.cc_timer;
-            receiver.delack = old_r.delack;
-            sender.rto_timer.stop();
-            sender.cc_timer.stop();
-            receiver.delack.stop();
-        }
-        let mut delay_line = std::mem::take(&mut slot.delay_line);
-        delay_line.clear();
-        *slot = Flow::new(Ends::Tcp { sender, receiver }, fwd, rev, class, rtt - base);
-        slot.delay_line = delay_line;
-        slot.transfer =
-            Some(
-                self.transfers
-                    .begin(class, -1, drawn.pkts, drawn.bytes, now.secs(), rtt.secs()),
-            );
-        let c = &mut self.class_counters[class as usize];
-        c.started += 1;
-        c.offered_bytes += drawn.pkts * u64::from(self.packet_size);
-        self.class_active[class as usize] += 1;
-        let mut out = std::mem::take(&mut self.scratch);
-        if let Ends::Tcp { sender, .. } = &mut self.flows[f as usize].ends {
-            sender.start(now, &mut out);
-        }
-        self.flush(f, &mut out);
-        self.scratch = out;
-    }
-
-    fn on_udp(&mut self, u: usize) {
-        let src = &mut self.udp[u];
-        let size = src.size;
-        if let Some(t) = src.sent(self.now) {
-            self.events.push(t, Event::Udp(u as u32));
-        }
-        let f = self.udp_flows[u];
-        let fl = &mut self.flows[f as usize];
-        let Ends::Udp { next_seq } = &mut fl.ends else {
-            unreachable!("a UDP source's slot holds a UDP flow");
-        };
-        let seq = *next_seq;
-        *next_seq += 1;
-        fl.in_network += 1;
-        let c = &mut self.class_counters[fl.class as usize];
-        c.sent += 1;
-        c.sent_bytes += u64::from(size);
-        c.offered_bytes += u64::from(size);
-        let hop = fl.fwd;
-        self.offer(
-            Packet {
-                flow: f,
-                size,
-                hop,
-                payload: Payload::Data { seq, tsval: 0 },
-            },
-            self.now,
-        );
-    }
-
+    /// Sampler `i` takes its sample now and is scheduled again.
     fn sample(&mut self, i: u32) {
-        let (period, kind) = self.samplers[i as usize];
+        let (period, kind) = self.probes.sampler(i);
         let t = self.now.secs();
         match kind {
             SampleKind::Flows => {
-                let s = &mut self.flow_series;
                 for (id, (fl, m)) in self.flows.iter().zip(&self.meta).enumerate() {
                     let sender = fl.sender();
-                    if !m.trace || !sender.is_active() {
-                        continue;
+                    if m.trace && sender.is_active() {
+                        let delivered = fl.delivered_pkts * u64::from(sender.tcb.mss);
+                        self.probes.flows.record(t, id as u32, sender, delivered);
                     }
-                    let tcb = &sender.tcb;
-                    s.time.push(t);
-                    s.flow.push(id as u32);
-                    s.cwnd.push(tcb.cwnd);
-                    s.ssthresh.push(tcb.ssthresh);
-                    s.srtt.push(tcb.srtt.map_or(f64::NAN, |x| x.secs()));
-                    s.delivered.push(fl.delivered_pkts * u64::from(tcb.mss));
-                    let st = sender.stats;
-                    s.sent.push(st.sent);
-                    s.retransmitted.push(st.retransmitted);
-                    s.timeouts.push(st.timeouts);
                 }
             }
             SampleKind::Queues => {
-                let s = &mut self.queue_series;
                 for &l in &self.monitored {
                     let link = &mut self.links[l as usize];
-                    link.advance(self.now);
-                    s.time.push(t);
-                    s.link.push(l);
-                    s.qlen.push(link.waiting());
-                    s.qbytes.push(link.waiting_bytes());
-                    let c = link.counters_at(self.now);
-                    s.departed_bytes.push(c.bytes_departed);
-                    s.drops.push(c.drops);
+                    self.probes.queues.record(t, l, link, self.now);
                 }
             }
             SampleKind::Classes => {
-                let s = &mut self.class_series;
-                for (c, (k, active)) in self
-                    .class_counters
-                    .iter()
-                    .zip(&self.class_active)
-                    .enumerate()
-                {
-                    s.time.push(t);
-                    s.class.push(c as u32);
-                    s.delivered.push(k.delivered_bytes);
-                    s.offered.push(k.offered_bytes);
-                    s.sent.push(k.sent_bytes);
-                    s.active.push(*active);
+                let classes = self.class_counters.iter().zip(&self.class_active);
+                for (c, (k, &active)) in classes.enumerate() {
+                    self.probes.classes.record(t, c as u32, k, active);
                 }
             }
         }
@@ -989,53 +552,13 @@ impl World {
             .iter()
             .zip(&self.meta)
             .zip(in_transit)
-            .map(|((fl, m), transit)| {
-                let sender = fl.sender();
-                let st = sender.stats;
-                FlowSummary {
-                    name: m.name.clone(),
-                    algorithm: sender.cc.name().to_string(),
-                    spec: m.spec,
-                    start_s: m.start.secs(),
-                    stop_s: m.stop.map(Time::secs),
-                    size_pkts: m.size,
-                    base_rtt_s: m.base_rtt.secs(),
-                    mss: sender.tcb.mss,
-                    sent: st.sent,
-                    retransmitted: st.retransmitted,
-                    fast_retransmits: st.fast_retransmits,
-                    timeouts: st.timeouts,
-                    undos: st.undos,
-                    delivered_bytes: fl.delivered_pkts * u64::from(sender.tcb.mss),
-                    data_received: fl.data_received,
-                    data_dropped: fl.data_dropped,
-                    acks_dropped: fl.acks_dropped,
-                    data_in_transit: transit,
-                    first_loss_s: fl.first_loss.map(Time::secs),
-                    completed_s: sender.completed_at.map(Time::secs),
-                    final_cwnd: sender.tcb.cwnd,
-                }
-            })
+            .map(|((fl, m), transit)| FlowSummary::new(fl, m, transit))
             .collect();
         let links = self
             .links
             .iter()
             .enumerate()
-            .map(|(j, l)| LinkSummary {
-                name: l.name.clone(),
-                rate_bps: l.rate_bps,
-                delay_s: l.delay.secs(),
-                buffer_pkts: match l.buffer {
-                    BufferLimit::Packets(p) => Some(p),
-                    BufferLimit::Bytes(_) => None,
-                },
-                buffer_bytes: match l.buffer {
-                    BufferLimit::Bytes(b) => Some(b),
-                    BufferLimit::Packets(_) => None,
-                },
-                monitored: self.monitored.contains(&(j as LinkId)),
-                counters: l.counters_at(self.now),
-            })
+            .map(|(j, l)| LinkSummary::new(l, self.monitored.contains(&(j as LinkId)), self.now))
             .collect();
         let classes = self
             .classes
@@ -1046,14 +569,114 @@ impl World {
         Results {
             sim_time_s: self.now.secs(),
             events: self.events.processed(),
-            flow_series: self.flow_series,
-            queue_series: self.queue_series,
-            class_series: self.class_series,
-            transfers: self.transfers,
+            flow_series: self.probes.flows,
+            queue_series: self.probes.queues,
+            class_series: self.probes.classes,
+            transfers: self.probes.transfers,
             classes,
             flows,
             links,
         }
+    }
+}
+
+/// The world as the traffic generators see it (see `traffic::generators`).
+impl Host for World {
+    fn now(&self) -> Time {
+        self.now
+    }
+
+    fn schedule(&mut self, t: Time, wake: Wake) {
+        self.events.push(t, Event::Traffic(wake));
+    }
+
+    /// Opens the transfer in a free flow slot (or a new one) over its host
+    /// group's routes, its RTT raised to the drawn one by a delay line.
+    fn start_transfer(&mut self, tr: Transfer<'_>) {
+        let now = self.now;
+        let drawn = tr.size;
+        let (fwd, rev, base) = self.groups[tr.group];
+        let rtt = tr.rtt_ms.map_or(base, |r| ms(r).max(base));
+        let class = tr.class;
+        let proto = tr.proto;
+        let f = match self.free_slots.pop() {
+            Some(f) => f,
+            None => {
+                // A new slot; its provisional endpoints are replaced below.
+                self.flows.push(Flow::new(
+                    Ends::Udp { next_seq: 0 },
+                    fwd,
+                    rev,
+                    class,
+                    Time::ZERO,
+                ));
+                (self.flows.len() - 1) as FlowId
+            }
+        };
+        let mut conn = Connection::new(f, proto.cfg, proto.cc.clone(), Some(drawn.pkts));
+        let slot = &mut self.flows[f as usize];
+        if let Ends::Tcp(old) = &slot.ends {
+            // Keep the old timers' pending events (see the module doc).
+            conn.inherit_timers(old);
+        }
+        let mut delay_line = std::mem::take(&mut slot.delay_line);
+        delay_line.clear();
+        *slot = Flow::new(Ends::Tcp(conn), fwd, rev, class, rtt - base);
+        slot.delay_line = delay_line;
+        slot.transfer = Some(self.probes.transfers.begin(
+            class,
+            -1,
+            drawn.pkts,
+            drawn.bytes,
+            now.secs(),
+            rtt.secs(),
+        ));
+        let c = &mut self.class_counters[class as usize];
+        c.started += 1;
+        c.offered_bytes += drawn.pkts * u64::from(self.packet_size);
+        self.class_active[class as usize] += 1;
+        let mut out = std::mem::take(&mut self.scratch);
+        if let Ends::Tcp(c) = &mut self.flows[f as usize].ends {
+            c.sender.start(now, &mut out);
+        }
+        self.flush(f, &mut out);
+        self.scratch = out;
+    }
+
+    fn open_udp_flow(&mut self, class: u32, group: usize) -> FlowId {
+        let (fwd, rev, _) = self.groups[group];
+        self.flows.push(Flow::new(
+            Ends::Udp { next_seq: 0 },
+            fwd,
+            rev,
+            class,
+            Time::ZERO,
+        ));
+        (self.flows.len() - 1) as FlowId
+    }
+
+    fn send_udp(&mut self, f: FlowId, size: u32) {
+        let fl = &mut self.flows[f as usize];
+        let Ends::Udp { next_seq } = &mut fl.ends else {
+            unreachable!("a UDP source's slot holds a UDP flow");
+        };
+        let seq = *next_seq;
+        *next_seq += 1;
+        fl.in_network += 1;
+        let c = &mut self.class_counters[fl.class as usize];
+        c.sent += 1;
+        c.sent_bytes += u64::from(size);
+        c.offered_bytes += u64::from(size);
+        let hop = fl.fwd;
+        self.offer(
+            Packet {
+                flow: f,
+                size,
+                hop,
+                payload: Payload::Data { seq, tsval: 0 },
+            },
+            self.now,
+        );
     }
 }
 

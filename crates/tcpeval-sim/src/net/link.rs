@@ -37,6 +37,7 @@
 //! feeder; a folded link is never probed.
 
 use super::schedule::Schedule;
+use crate::columns::record;
 use crate::packet::Packet;
 use crate::rng::BernoulliGaps;
 use crate::time::{Time, TxTimeMemo};
@@ -51,21 +52,23 @@ pub enum BufferLimit {
     Bytes(u64),
 }
 
-/// Per-link counters, over the whole run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkCounters {
-    /// Packets offered to the link.
-    pub arrivals: u64,
-    /// Packets dropped because the buffer was full.
-    pub drops: u64,
-    /// Packets dropped by the link's random-loss process.
-    pub random_drops: u64,
-    /// Packets whose serialization has ended.
-    pub departures: u64,
-    /// Bytes whose serialization has ended.
-    pub bytes_departed: u64,
-    /// Largest number of packets ever waiting.
-    pub max_qlen: u32,
+record! {
+    /// Per-link counters, over the whole run.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct LinkCounters {
+        /// Packets offered to the link.
+        pub arrivals: u64,
+        /// Packets dropped because the buffer was full.
+        pub drops: u64,
+        /// Packets dropped by the link's random-loss process.
+        pub random_drops: u64,
+        /// Packets whose serialization has ended.
+        pub departures: u64,
+        /// Bytes whose serialization has ended.
+        pub bytes_departed: u64,
+        /// Largest number of packets ever waiting.
+        pub max_qlen: u32,
+    }
 }
 
 /// What happened to an offered packet.

@@ -1,5 +1,10 @@
-//! Per-flow TCP options, with defaults from spec/algorithms.md section 1.
+//! Per-flow TCP options: each declared once in the [`tcp_options!`] table
+//! below (see `tcp::declare`), which makes the scenario's [`TcpOptions`],
+//! the resolved [`TcpConfig`] with its defaults, the range checks and the
+//! [`OPTIONS`] listing; and the option values' enums.
 
+use super::declare::tcp_options;
+use crate::scenario::{check, ScenarioError};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
@@ -90,63 +95,160 @@ impl RtoMode {
     }
 }
 
-/// TCP options of one flow, resolved to engine units.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TcpConfig {
-    /// Wire size of a full data packet, bytes (headers included).
-    pub packet_size: u32,
-    /// Wire size of an ACK, bytes.
-    pub ack_size: u32,
-    /// SACK on: RFC 6675 scoreboard; off: NewReno (RFC 6582).
-    pub sack: bool,
-    /// Recovery cwnd rule when SACK is on.
-    pub recovery: RecoveryMode,
-    /// SACK loss-marking rule.
-    pub loss_marking: LossMarking,
-    /// Undo a window reduction shown spurious by timestamps (Eifel) or
-    /// D-SACK (spec 1.8; Linux default, off by default here).
-    pub undo: bool,
-    /// Duplicate-ACK threshold / SACK loss threshold (packets).
-    pub dupthresh: u32,
-    /// Initial congestion window (packets).
-    pub initial_cwnd: f64,
-    /// Initial slow-start threshold (packets); infinity = unlimited.
-    pub initial_ssthresh: f64,
-    /// RFC 3742 max_ssthresh (packets); 0 = Limited Slow-Start off.
-    pub max_ssthresh: u32,
-    /// Where Limited Slow-Start acts (RFC 3742 or ns-2).
-    pub lss: LssMode,
-    /// Mark a retransmission lost when SACKs show that packets sent after it
-    /// arrived (Linux `tcp_mark_lost_retrans`); off, a lost retransmission
-    /// is recovered only by the RTO (ns-2 Sack1, RFC 6675).
-    pub lost_retransmit: bool,
-    /// Receiver window (packets); `u64::MAX` = never limits.
-    pub rwnd: u64,
-    /// Counting mode for cwnd growth.
-    pub count_mode: CountMode,
+tcp_options! {
+    engine {
+        /// Wire size of a full data packet, bytes (headers included).
+        packet_size: u32 = 1500;
+        /// Wire size of an ACK, bytes.
+        ack_size: u32 = 40;
+    }
+    /// SACK on: the RFC 6675 scoreboard; off: NewReno (RFC 6582).
+    sack: bool = true, unit "", range none, always,
+        source "RFC 2018, RFC 6675; Linux net.ipv4.tcp_sack = 1", => [sack: bool as same];
+    /// cwnd during SACK-based fast recovery: `prr`, `rfc6675`,
+    /// `rate_halving` (Linux 2.6) or `ns2_sack1`.
+    recovery: RecoveryMode = RecoveryMode::Prr, unit "", range none, always,
+        source "RFC 6937 (Linux >= 3.2); RFC 6675; Linux 2.6 tcp_cwnd_down; ns-2 tcp-sack1.cc",
+        => [recovery: RecoveryMode as same];
+    /// Which outstanding packets SACK information marks lost: `rfc6675` or
+    /// `fack` (Linux 2.6 - 4.14).
+    loss_marking: LossMarking = LossMarking::Rfc6675, unit "", range none, if_set,
+        source "RFC 6675 IsLost; Linux net.ipv4.tcp_fack", => [loss_marking: LossMarking as same];
+    /// Undo a window reduction shown spurious by timestamps (Eifel) or D-SACK.
+    undo: bool = false, unit "", range none, if_set,
+        source "RFC 3522, RFC 2883; Linux tcp_try_undo_* (on in Linux, off here)",
+        => [undo: bool as same];
+    /// Duplicate-ACK threshold, and SACK loss threshold.
+    dupthresh: u32 = 3, unit "packets", range (1.0, 100.0), always,
+        source "RFC 5681 section 3.2; Linux tcp_reordering = 3", => [dupthresh: u32 as same];
+    /// Initial congestion window.
+    initial_cwnd: f64 = 10.0, unit "packets", range (1.0, 1e6), always,
+        source "RFC 6928; Linux TCP_INIT_CWND = 10 (since 3.0)", => [initial_cwnd: f64 as same];
+    /// Initial slow-start threshold (infinity: unlimited).
+    initial_ssthresh: f64 = f64::INFINITY, unit "packets", range (2.0, 1e9), always,
+        source "RFC 5681 section 3.1 (arbitrarily high); Linux TCP_INFINITE_SSTHRESH",
+        => [initial_ssthresh: f64 as same];
+    /// RFC 3742 max_ssthresh; 0 turns Limited Slow-Start off.
+    max_ssthresh: u32 = 0, unit "packets", range (0.0, 1e6), always,
+        source "RFC 3742; ns-2 TcpAgent max_ssthresh_", => [max_ssthresh: u32 as same];
+    /// Where Limited Slow-Start acts: `rfc3742` (slow start only) or `ns2`
+    /// (also in congestion avoidance until the first loss).
+    lss: LssMode = LssMode::Rfc3742, unit "", range none, if_set,
+        source "RFC 3742; ns-2 TcpAgent::limited_slow_start (Molnar et al. 2009 section 5.1)",
+        => [lss: LssMode as same];
+    /// Mark a retransmission lost when SACKs show that packets sent after
+    /// it arrived; off, a lost retransmission waits for the RTO.
+    lost_retransmit: bool = true, unit "", range none, if_set,
+        source "Linux tcp_mark_lost_retrans; off in ns-2 Sack1 and RFC 6675",
+        => [lost_retransmit: bool as same];
+    /// Receiver window (unlimited by default; give this or `rwnd_bytes`).
+    rwnd_pkts: u64 = u64::MAX, unit "packets", range (1.0, 1e12), always,
+        source "RFC 9293 SND.WND", => [rwnd: u64 as custom(TcpOptions::resolve_rwnd)];
+    /// Receiver window, rounded down to whole segments (give this or `rwnd_pkts`).
+    rwnd_bytes: u64 = u64::MAX, unit "bytes", range none, always,
+        source "RFC 9293 SND.WND", => [none];
+    /// How `acked` counts for window growth: `per_packet` (packets newly
+    /// delivered) or `per_ack` (one per ACK; Linux 2.6 - 3.x without ABC).
+    count_mode: CountMode = CountMode::PerPacket, unit "", range none, always,
+        source "RFC 3465 (ABC); Linux tcp_cong_avoid acked", => [count_mode: CountMode as same];
     /// Delayed ACK on.
-    pub delayed_ack: bool,
+    delayed_ack: bool = true, unit "", range none, always,
+        source "RFC 1122 section 4.2.3.2, RFC 5681 section 4.2", => [delayed_ack: bool as same];
     /// ACK at least every this many in-order segments when delaying.
-    pub delack_count: u32,
+    delack_count: u32 = 2, unit "segments", range (1.0, 64.0), always,
+        source "RFC 5681 section 4.2", => [delack_count: u32 as same];
     /// Delayed-ACK timer.
-    pub delack_timeout: Time,
+    delack_timeout_ms: f64 = 40.0, unit "ms", range (1.0, 500.0), always,
+        source "Linux TCP_DELACK_MIN = HZ/25", => [delack_timeout: Time as ms];
     /// Segments ACKed one by one at connection start (Linux quick-ack).
-    pub quickack_segments: u32,
-    /// RTO floor rule.
-    pub rto_mode: RtoMode,
+    quickack_segments: u32 = 16, unit "segments", range (0.0, 1e6), always,
+        source "Linux tcp_incr_quickack (TCP_MAX_QUICKACKS = 16)",
+        => [quickack_segments: u32 as same];
+    /// RTO rule: `linux` (SRTT + max(4 RTTVAR, rto_min)), `rfc6298`, `ns2`
+    /// or `ns2_linux` (ns-2's tick clock).
+    rto_mode: RtoMode = RtoMode::Linux, unit "", range none, always,
+        source "Linux tcp_set_rto; RFC 6298; ns-2 tcp.cc rtt_update, tcp-linux.cc",
+        => [rto_mode: RtoMode as same];
     /// RTO floor.
-    pub rto_min: Time,
+    rto_min_ms: f64 = 200.0, unit "ms", range (1.0, 60_000.0), always,
+        source "Linux TCP_RTO_MIN = HZ/5", => [rto_min: Time as ms];
     /// RTO before the first RTT sample.
-    pub rto_initial: Time,
+    rto_initial_ms: f64 = 1000.0, unit "ms", range (1.0, 600_000.0), always,
+        source "RFC 6298 section 2.1; Linux TCP_TIMEOUT_INIT = 1 s (since 3.1)",
+        => [rto_initial: Time as ms];
     /// RTO ceiling after backoff.
-    pub rto_max: Time,
-    /// Clock tick of the `ns2` RTO estimator (ns-2 tcpTick_).
-    pub rto_tick: Time,
+    rto_max_ms: f64 = 120_000.0, unit "ms", range (1.0, 3_600_000.0), always,
+        source "Linux TCP_RTO_MAX = 120 s", => [rto_max: Time as ms];
+    /// Clock tick of the `ns2` RTO estimators.
+    rto_tick_ms: f64 = 10.0, unit "ms", range (0.001, 1000.0), if_set,
+        source "ns-2 ns-default.tcl Agent/TCP tcpTick_ = 0.01", => [rto_tick: Time as ms];
 }
 
-impl Default for TcpConfig {
-    fn default() -> Self {
-        TcpConfig {
+impl TcpOptions {
+    /// Resolves the receive window from `rwnd_pkts` (checked against
+    /// `range`) or `rwnd_bytes` (whole segments, at least one); not both.
+    fn resolve_rwnd(
+        &self,
+        c: &mut TcpConfig,
+        at: &str,
+        range: Option<(f64, f64)>,
+    ) -> Result<(), ScenarioError> {
+        let f = |name: &str| format!("{at}.{name}");
+        match (self.rwnd_pkts, self.rwnd_bytes) {
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    f("rwnd_bytes"),
+                    "give rwnd_pkts or rwnd_bytes, not both",
+                ))
+            }
+            (Some(p), None) => {
+                let (lo, hi) = range.expect("rwnd_pkts has a range");
+                check(&f("rwnd_pkts"), p as f64, lo, hi)?;
+                c.rwnd = p;
+            }
+            (None, Some(b)) => {
+                let p = b / u64::from(c.mss());
+                if p == 0 {
+                    return Err(ScenarioError::new(
+                        f("rwnd_bytes"),
+                        format!("{b} is below one segment; allowed >= {} bytes", c.mss()),
+                    ));
+                }
+                c.rwnd = p;
+            }
+            (None, None) => {}
+        }
+        Ok(())
+    }
+
+    /// Checks the options that constrain one another.
+    fn check_together(c: &TcpConfig, at: &str) -> Result<(), ScenarioError> {
+        if c.rto_max < c.rto_min {
+            return Err(ScenarioError::new(
+                format!("{at}.rto_max_ms"),
+                "must be >= rto_min_ms",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl TcpConfig {
+    /// Payload bytes of a full data packet (40 bytes of TCP/IP headers).
+    pub fn mss(&self) -> u32 {
+        self.packet_size.saturating_sub(40).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_defaults_resolve_to_the_engine_defaults_exactly() {
+        // The values the engine used before the options were declared in one
+        // table; any change here changes simulated results.
+        let before = TcpConfig {
             packet_size: 1500,
             ack_size: 40,
             sack: true,
@@ -170,13 +272,59 @@ impl Default for TcpConfig {
             rto_initial: Time::from_secs(1),
             rto_max: Time::from_secs(120),
             rto_tick: Time::from_ms(10),
+        };
+        assert_eq!(TcpConfig::default(), before);
+        assert_eq!(TcpOptions::default().resolve("tcp", 1500).unwrap(), before);
+    }
+
+    #[test]
+    fn unset_options_serialize_as_before_so_scenario_hashes_hold() {
+        let text = serde_json::to_string(&TcpOptions::default()).unwrap();
+        assert_eq!(
+            text,
+            r#"{"sack":null,"recovery":null,"dupthresh":null,"initial_cwnd":null,"#.to_string()
+                + r#""initial_ssthresh":null,"max_ssthresh":null,"rwnd_pkts":null,"#
+                + r#""rwnd_bytes":null,"count_mode":null,"delayed_ack":null,"#
+                + r#""delack_count":null,"delack_timeout_ms":null,"quickack_segments":null,"#
+                + r#""rto_mode":null,"rto_min_ms":null,"rto_initial_ms":null,"rto_max_ms":null}"#
+        );
+    }
+
+    #[test]
+    fn the_listing_names_every_option_once_with_a_source() {
+        let all: serde_json::Value = serde_json::from_str(
+            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1}"#,
+        )
+        .unwrap();
+        let set: TcpOptions = serde_json::from_value(all).unwrap();
+        let shown = serde_json::to_value(set).unwrap();
+        let names: Vec<&str> = OPTIONS.iter().map(|o| o.name).collect();
+        assert_eq!(shown.as_object().unwrap().len(), OPTIONS.len());
+        for key in shown.as_object().unwrap().keys() {
+            assert_eq!(names.iter().filter(|n| **n == key).count(), 1, "{key}");
+        }
+        for o in OPTIONS {
+            assert!(!o.source.is_empty() && !o.doc.is_empty(), "{}", o.name);
         }
     }
-}
 
-impl TcpConfig {
-    /// Payload bytes of a full data packet (40 bytes of TCP/IP headers).
-    pub fn mss(&self) -> u32 {
-        self.packet_size.saturating_sub(40).max(1)
+    #[test]
+    fn out_of_range_options_name_the_field_and_the_declared_range() {
+        for o in OPTIONS.iter().filter(|o| o.range.is_some()) {
+            let (lo, _) = o.range.unwrap();
+            let below = if o.kind == "f64" {
+                serde_json::json!(lo - 1.0)
+            } else {
+                serde_json::json!(lo as i64 - 1)
+            };
+            let bad = serde_json::json!({ o.name: below });
+            // Unsigned options below 0 fail to parse; the rest fail the check.
+            let Ok(opts) = serde_json::from_value::<TcpOptions>(bad) else {
+                continue;
+            };
+            let e = opts.resolve("flows[2].tcp", 1500).unwrap_err();
+            assert_eq!(e.field, format!("flows[2].tcp.{}", o.name));
+            assert!(e.message.contains("allowed"), "{}: {e}", o.name);
+        }
     }
 }

@@ -3,6 +3,8 @@
 //! blocks, delayed ACK). Sequence numbers count packets, not bytes.
 
 pub mod config;
+pub mod connection;
+pub mod declare;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
@@ -10,6 +12,7 @@ pub mod sender;
 pub mod timer;
 pub mod undo;
 
-pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig};
+pub use config::{CountMode, LossMarking, RecoveryMode, RtoMode, TcpConfig, TcpOptions};
+pub use connection::Connection;
 pub use receiver::Receiver;
 pub use sender::{Sender, SenderStats};

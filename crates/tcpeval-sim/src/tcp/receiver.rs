@@ -35,9 +35,9 @@ pub struct Receiver {
     last_ack_sent: u64,
     quickack_left: u32,
     /// Delayed-ACK timer.
-    pub delack: LazyTimer,
+    delack: LazyTimer,
     /// SACK blocks of the ACKs sent and not yet arrived or dropped.
-    pub sacks: SackStore,
+    pub(super) sacks: SackStore,
     /// ACKs sent.
     pub acks_sent: u64,
 }
@@ -131,6 +131,27 @@ impl Receiver {
             }
         }
         self.rcv_nxt - before
+    }
+
+    /// The heap event of the delayed-ACK timer with `generation` fires at
+    /// `now`: pending data is ACKed if the timer really expired.
+    pub fn on_delack_event(&mut self, generation: u32, now: Time, out: &mut Vec<Packet>) {
+        if self.delack.fire(generation, now) {
+            self.on_delack_timer(out);
+        }
+    }
+
+    /// The delayed-ACK timer's heap event to push, if its deadline needs
+    /// one: `(time, generation)`.
+    pub fn delack_to_schedule(&mut self) -> Option<(Time, u32)> {
+        self.delack.to_schedule()
+    }
+
+    /// Takes over `old`'s delayed-ACK timer, stopped (see
+    /// [`super::connection::Connection::inherit_timers`]).
+    pub fn inherit_timers(&mut self, old: &Receiver) {
+        self.delack = old.delack;
+        self.delack.stop();
     }
 
     /// The delayed-ACK timer expired: ACK what is pending.

@@ -63,9 +63,9 @@ pub struct Sender {
     /// RTT / RTO estimator.
     pub rto: RtoEstimator,
     /// Retransmission timer.
-    pub rto_timer: LazyTimer,
+    rto_timer: LazyTimer,
     /// The algorithm's own periodic clock, if it has one.
-    pub cc_timer: LazyTimer,
+    cc_timer: LazyTimer,
     /// End of the current recovery episode (`high_seq` / RFC 6582 `recover`).
     recover: u64,
     /// NewReno: a new recovery may start only once `una >= nr_guard`.
@@ -676,6 +676,42 @@ impl Sender {
         self.rto.back_off();
         self.rto_timer.set(now + self.rto.current());
         self.try_send(now, out);
+    }
+
+    /// The heap event of the retransmission timer with `generation` fires
+    /// at `now`: the timeout is handled if the timer really expired.
+    pub fn on_rto_event(&mut self, generation: u32, now: Time, out: &mut Vec<Packet>) {
+        if self.rto_timer.fire(generation, now) {
+            self.on_rto(now, out);
+        }
+    }
+
+    /// The heap event of the algorithm's clock with `generation` fires at
+    /// `now`: the tick is handled if the timer really expired.
+    pub fn on_cc_event(&mut self, generation: u32, now: Time, out: &mut Vec<Packet>) {
+        if self.cc_timer.fire(generation, now) {
+            self.on_cc_timer(now, out);
+        }
+    }
+
+    /// The retransmission timer's heap event to push, if its deadline needs
+    /// one: `(time, generation)`.
+    pub fn rto_to_schedule(&mut self) -> Option<(Time, u32)> {
+        self.rto_timer.to_schedule()
+    }
+
+    /// The algorithm clock's heap event to push, if its deadline needs one.
+    pub fn cc_timer_to_schedule(&mut self) -> Option<(Time, u32)> {
+        self.cc_timer.to_schedule()
+    }
+
+    /// Takes over `old`'s timers, stopped (see
+    /// [`super::connection::Connection::inherit_timers`]).
+    pub fn inherit_timers(&mut self, old: &Sender) {
+        self.rto_timer = old.rto_timer;
+        self.cc_timer = old.cc_timer;
+        self.rto_timer.stop();
+        self.cc_timer.stop();
     }
 
     /// The algorithm's own clock ticked.

@@ -22,11 +22,13 @@
 
 pub mod bulk;
 pub mod dist;
+pub mod generators;
 pub mod rtt;
 pub mod sizes;
 pub mod udp;
 pub mod web;
 
+use crate::columns::{record, Cell, Column, Row};
 use crate::net::topology::GroupSpec;
 use crate::scenario::{Direction, FlowSpec, Scenario, ScenarioError, TcpOptions, Topology};
 use crate::tcp::config::TcpConfig;
@@ -206,18 +208,52 @@ impl ClassKind {
     }
 }
 
-/// A traffic class: one flow entry or one direction of a generator.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClassInfo {
-    /// Display name.
-    pub name: String,
-    /// Kind.
-    pub kind: ClassKind,
-    /// `forward` or `reverse` (on a parking lot or graph: relative to the
-    /// generator's `from -> to` or `path`).
-    pub direction: Direction,
-    /// Target offered load, bit/s (wire bits of data packets), if any.
-    pub target_bps: Option<f64>,
+/// A class's kind is exported as its name.
+impl Row for ClassKind {
+    fn cells(&self, name: &'static str, out: &mut Vec<(&'static str, Cell)>) {
+        out.push((name, Cell::Str(self.name().to_string())));
+    }
+    fn columns(name: &'static str, doc: &'static str, out: &mut Vec<Column>) {
+        out.push(Column {
+            name,
+            dtype: "str",
+            doc,
+        });
+    }
+}
+
+/// A direction is exported as `forward` or `reverse`.
+impl Row for Direction {
+    fn cells(&self, name: &'static str, out: &mut Vec<(&'static str, Cell)>) {
+        let text = match self {
+            Direction::Forward => "forward",
+            Direction::Reverse => "reverse",
+        };
+        out.push((name, Cell::Str(text.to_string())));
+    }
+    fn columns(name: &'static str, doc: &'static str, out: &mut Vec<Column>) {
+        out.push(Column {
+            name,
+            dtype: "str",
+            doc,
+        });
+    }
+}
+
+record! {
+    /// A traffic class: one flow entry or one direction of a generator.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct ClassInfo {
+        /// Display name.
+        pub name: String,
+        /// Kind.
+        pub kind: ClassKind,
+        /// `forward` or `reverse` (on a parking lot or graph: relative to the
+        /// generator's `from -> to` or `path`).
+        pub direction: Direction,
+        /// Target offered load, bit/s (wire bits of data packets), if any.
+        pub target_bps: Option<f64>,
+    }
 }
 
 /// A generator's TCP setup, resolved once and cloned for every flow.

@@ -1,0 +1,88 @@
+"""Prints SHA-256 digests of simulated results, to prove a refactoring changed nothing.
+
+Runs every scenario in ``examples/`` and the first quick-mode run of each
+experiment of each shipped study, and prints, per run, the normalised
+scenario's hash and one digest per result table (column names, dtypes and
+the raw bytes of every column). It also hashes the normalised scenario of
+every quick-mode run of every study (validation and normalisation only,
+nothing simulated). Compare the output before and after a change::
+
+    python scripts/result_hashes.py > before.txt   # on the old commit
+    python scripts/result_hashes.py > after.txt    # on the new one
+    diff before.txt after.txt                      # must be empty
+
+``--max-duration S`` caps each study run's duration (quicker, still exact).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import tcpeval
+from tcpeval.study import expand, load_study, shipped_studies
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLES = ("flow_series", "queue_series", "class_series", "transfers", "flows", "links", "classes")
+
+
+def table_digest(df: pd.DataFrame) -> str:
+    """SHA-256 over a table's column names, dtypes and values, bit for bit."""
+    h = hashlib.sha256()
+    h.update(repr(len(df)).encode())
+    for name in df.columns:
+        col = df[name]
+        h.update(f"{name}:{col.dtype}\0".encode())
+        values = col.to_numpy()
+        if values.dtype.kind in "biufc":
+            h.update(np.ascontiguousarray(values).tobytes())
+        else:  # strings, optional values: by their repr, never by object pointers
+            h.update(repr(list(col)).encode())
+    return h.hexdigest()
+
+
+def run_digests(label: str, scenario: tcpeval.Scenario) -> None:
+    t0 = time.perf_counter()
+    r = tcpeval.run(scenario, progress=False)
+    wall = time.perf_counter() - t0
+    print(f"{label} scenario {scenario.hash}")
+    print(f"{label} sim_time_s {r.sim_time_s!r} events {r.events}")
+    for t in TABLES:
+        print(f"{label} {t} {table_digest(getattr(r, t))}")
+    print(f"# {label}: {wall:.1f} s wall", file=sys.stderr)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--max-duration", type=float, default=None, help="cap each study run's duration_s")
+    ap.add_argument("--no-studies", action="store_true", help="run the examples only")
+    args = ap.parse_args()
+    print(f"tcpeval {tcpeval.__version__}")
+    for path in sorted((ROOT / "examples").glob("*.toml")):
+        run_digests(f"example/{path.stem}", tcpeval.load_scenario(path))
+    if args.no_studies:
+        return
+    for study_name in shipped_studies():
+        study = load_study(study_name)
+        specs = expand(study, quick=True)
+        all_hashes = hashlib.sha256("".join(s.key for s in specs).encode()).hexdigest()
+        print(f"study/{study_name} quick-runs {len(specs)} run-keys {all_hashes}")
+        seen: set[str] = set()
+        for spec in specs:
+            if spec.experiment in seen:
+                continue
+            seen.add(spec.experiment)
+            sc = tcpeval.load_scenario(spec.scenario)
+            if args.max_duration is not None and sc.duration_s > args.max_duration:
+                sc = sc.replace(duration_s=args.max_duration)
+            run_digests(f"study/{study_name}/{spec.experiment}", sc)
+
+
+if __name__ == "__main__":
+    main()
