@@ -113,14 +113,18 @@ def shipped_studies() -> list[str]:
 
 
 def study_path(name_or_path: str | Path) -> Path:
-    """The file of a shipped study name, or the given path."""
+    """The file of a shipped study name, or the given path. A shipped name wins over a
+    directory of the same name (a results directory called ``reverse`` in the working
+    directory must not hide the ``reverse`` study)."""
     p = Path(name_or_path)
-    if p.suffix == ".toml" or p.exists():
+    if p.suffix == ".toml" or p.is_file():
         return p
     shipped = shipped_studies()
-    if str(name_or_path) not in shipped:
-        raise StudyError("", f"unknown study '{name_or_path}'; shipped: {', '.join(shipped)}")
-    return Path(str(resources.files("tcpeval") / "studies" / f"{name_or_path}.toml"))
+    if str(name_or_path) in shipped:
+        return Path(str(resources.files("tcpeval") / "studies" / f"{name_or_path}.toml"))
+    if p.exists():
+        return p
+    raise StudyError("", f"unknown study '{name_or_path}'; shipped: {', '.join(shipped)}")
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

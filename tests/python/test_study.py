@@ -430,3 +430,13 @@ def test_figures_are_checked_when_the_study_is_loaded(edit, key, message) -> Non
     name = "traces" if key.startswith("figure[0]") else "shares"
     assert e.value.message.startswith(f"figure {name!r}: ")
     assert message in e.value.message
+
+
+def test_a_directory_named_like_a_shipped_study_does_not_hide_it(tmp_path, monkeypatch) -> None:
+    # `tcpeval reproduce reverse` run where a results directory `reverse` exists.
+    (tmp_path / "reverse").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert load_study("reverse").name == "reverse"
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(StudyError, match="is a directory"):
+        load_study("mine")
