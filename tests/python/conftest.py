@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import tcpeval
+
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def subprocess_env() -> dict[str, str]:
+    """The environment for a ``python -m tcpeval...`` child process: the tcpeval this test
+    process imported (an installed wheel in CI, the source tree with its built core in an
+    editable install), then the test helpers. Never the source tree alone: without an
+    editable install it has no compiled ``tcpeval._core``."""
+    package_root = Path(tcpeval.__file__).resolve().parents[1]
+    return dict(os.environ, PYTHONPATH=f"{package_root}{os.pathsep}{ROOT / 'tests/python'}")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, subprocess_env
 from tcpeval.results_db import ResultsDB, results
 from tcpeval.runner import run_study
 from tcpeval.study import parse_study
@@ -81,7 +81,7 @@ def test_scheduler_without_dask_is_a_clear_message_and_creates_nothing(tmp_path:
         capture_output=True,
         text=True,
         check=False,
-        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")),
+        env=subprocess_env(),
     )
     assert p.returncode == 2
     assert 'pip install "tcpeval[dask]"' in p.stderr and "Traceback" not in p.stderr

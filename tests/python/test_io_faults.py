@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, subprocess_env
 from test_study import TINY
 
 
 def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=f"{ROOT / 'python'}{os.pathsep}{ROOT / 'tests/python'}")
+    return subprocess_env()
 
 
 def _tcpeval(*args: str, prefix: list[str] | None = None, **kw) -> subprocess.CompletedProcess[str]:

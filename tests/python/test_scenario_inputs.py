@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, small_dumbbell
+from conftest import ROOT, small_dumbbell, subprocess_env
 from tcpeval import ScenarioError, load_scenario
 from tcpeval.memory import BUDGET_ENV, estimate
 from tcpeval.study import StudyError, load_study, parse_study
@@ -188,7 +188,7 @@ def _peak_rss(sc: dict) -> int:
         capture_output=True,
         text=True,
         check=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT / "python")),
+        env=subprocess_env(),
     )
     return int(out.stdout)
 
@@ -222,6 +222,6 @@ def test_memory_budget_option(tmp_path: Path) -> None:
         '[[flows]]\nalgorithm = "reno"\ncount = 20000\ntrace = false\n'
     )
     cmd = [sys.executable, "-m", "tcpeval.cli", "run", str(f), "--quiet", "--memory-budget", "100"]
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    env = subprocess_env()
     p = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     assert p.returncode == 2 and "flows[0].count" in p.stderr and "budget is 100 MB" in p.stderr, p.stderr

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, subprocess_env
 from tcpeval.errors import StoreError
 from tcpeval.report import check_runs
 from tcpeval.results_db import ResultsDB, results
@@ -45,7 +45,7 @@ def _sweep_cmd(study: Path, out: Path, log: Path) -> list[str]:
 
 
 def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=f"{ROOT / 'python'}{os.pathsep}{ROOT / 'tests/python'}")
+    return subprocess_env()
 
 
 def _catalog(out: Path) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, subprocess_env
 from tcpeval.plan import calibrate, plan, remaining_wall_s
 from tcpeval.study import StudyError, expand, parse_study
 from test_study import TINY
@@ -68,7 +68,7 @@ def test_a_timeseries_figure_point_must_be_a_sweep_value() -> None:
 
 
 def _env() -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=f"{ROOT / 'python'}{os.pathsep}{ROOT / 'tests/python'}")
+    return subprocess_env()
 
 
 def _tcpeval(*args: str) -> subprocess.CompletedProcess[str]:
