@@ -55,54 +55,34 @@
 use crate::common::{
     additive_increase, additive_increase_26, floor_product, slow_start_then, AckRatio, GrowthMode,
 };
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
-use serde::{Deserialize, Serialize};
 
-/// BIC's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BicParams {
-    /// Fraction of cwnd kept after a loss (Linux 819/1024 ~ 0.8).
-    pub beta: f64,
-    /// S_max: largest increase per RTT, packets (Linux 16; paper/ns-2 32).
-    pub max_increment: u32,
-    /// S_min: smallest increase per RTT near W_max, packets; sets smooth_part (0.01).
-    pub s_min: f64,
-    /// B: the binary search closes 1/B of the distance to W_max per RTT (Linux 4).
-    pub b: u32,
-    /// Reno at or below this window, packets (14).
-    pub low_window: u32,
-    /// Lower W_max after a loss below the previous W_max (on).
-    pub fast_convergence: bool,
-    /// Divide cnt by the estimated packets per ACK (Linux on).
-    pub ackratio_comp: bool,
-    /// ssthresh at connection start, packets; 0 keeps the sender's (Linux 0; 2.6.1x 100).
-    pub initial_ssthresh: f64,
-    /// Largest cnt before the first loss (20: at least 5% per RTT).
-    pub no_loss_max_cnt: u32,
-    /// cnt is kept while cwnd is unchanged for up to this long, seconds (HZ/32).
-    pub update_interval_s: f64,
-    /// The 2.6-era counter (`additive_increase_26`): +1 packet per cnt + 1
-    /// ACKs (Linux before 3.19; off).
-    pub growth_26: bool,
-}
-
-impl Default for BicParams {
-    fn default() -> Self {
-        BicParams {
-            beta: 0.8,
-            max_increment: 16,
-            s_min: 0.01,
-            b: 4,
-            low_window: 14,
-            fast_convergence: true,
-            ackratio_comp: true,
-            initial_ssthresh: 0.0,
-            no_loss_max_cnt: 20,
-            update_interval_s: 1.0 / 32.0,
-            growth_26: false,
-        }
+params! {
+    /// BIC's parameters.
+    pub struct BicParams for |p| {
+        beta: f64 = 0.8, open_low(0.0, 1.0),
+            "fraction of cwnd kept after a loss (Linux 819/1024 ~ 0.8)";
+        max_increment: u32 = 16, closed(1.0, 1e9),
+            "S_max, largest increase per RTT, packets (Linux 16; paper 32)";
+        s_min: f64 = 0.01, open_low(0.0, 1.0),
+            "S_min, smallest increase per RTT near W_max, packets; smooth_part = floor(ln(1/S_min)/ln(B/(B-1)) + B) (0.01 -> 20)";
+        b: u32 = 4, closed(2.0, 1e6),
+            "B, binary-search divisor: 1/B of the distance to W_max per RTT (Linux 4)";
+        low_window: u32 = 14, closed(0.0, 1e9),
+            "Reno at or below this window, packets (14)";
+        fast_convergence: bool = true, unchecked(),
+            "W_max = cwnd (1 + beta)/2 after a loss below the previous W_max (on)";
+        ackratio_comp: bool = true, unchecked(),
+            "divide cnt by the packets-per-ACK estimate as Linux does (on)";
+        initial_ssthresh: f64 = 0.0, closed(0.0, 1e12),
+            "initial ssthresh, packets; 0 = unchanged (Linux 0; 2.6.1x 100)";
+        no_loss_max_cnt: u32 = 20, closed(1.0, 1e9),
+            "largest cnt (packets per +1) before the first loss (20)";
+        update_interval_s: f64 = 1.0 / 32.0, closed(0.0, 1e6),
+            "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)";
+        growth_26: bool = false, unchecked(),
+            "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)";
     }
 }
 
@@ -112,65 +92,6 @@ impl BicParams {
     pub fn smooth_part(&self) -> u32 {
         let b = f64::from(self.b);
         ((1.0 / self.s_min).ln() / (b / (b - 1.0)).ln() + b).floor() as u32
-    }
-}
-
-impl ParamSet for BicParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "beta",
-            doc: "fraction of cwnd kept after a loss (Linux 819/1024 ~ 0.8)",
-        },
-        ParamDoc {
-            name: "max_increment",
-            doc: "S_max, largest increase per RTT, packets (Linux 16; paper 32)",
-        },
-        ParamDoc {
-            name: "s_min",
-            doc: "S_min, smallest increase per RTT near W_max, packets; smooth_part = floor(ln(1/S_min)/ln(B/(B-1)) + B) (0.01 -> 20)",
-        },
-        ParamDoc {
-            name: "b",
-            doc: "B, binary-search divisor: 1/B of the distance to W_max per RTT (Linux 4)",
-        },
-        ParamDoc {
-            name: "low_window",
-            doc: "Reno at or below this window, packets (14)",
-        },
-        ParamDoc {
-            name: "fast_convergence",
-            doc: "W_max = cwnd (1 + beta)/2 after a loss below the previous W_max (on)",
-        },
-        ParamDoc {
-            name: "ackratio_comp",
-            doc: "divide cnt by the packets-per-ACK estimate as Linux does (on)",
-        },
-        ParamDoc {
-            name: "initial_ssthresh",
-            doc: "initial ssthresh, packets; 0 = unchanged (Linux 0; 2.6.1x 100)",
-        },
-        ParamDoc {
-            name: "no_loss_max_cnt",
-            doc: "largest cnt (packets per +1) before the first loss (20)",
-        },
-        ParamDoc {
-            name: "update_interval_s",
-            doc: "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)",
-        },
-        ParamDoc {
-            name: "growth_26",
-            doc: "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range_open_low("beta", self.beta, 0.0, 1.0)?;
-        check_range("max_increment", f64::from(self.max_increment), 1.0, 1e9)?;
-        check_range_open_low("s_min", self.s_min, 0.0, 1.0)?;
-        check_range("b", f64::from(self.b), 2.0, 1e6)?;
-        check_range("low_window", f64::from(self.low_window), 0.0, 1e9)?;
-        check_range("initial_ssthresh", self.initial_ssthresh, 0.0, 1e12)?;
-        check_range("no_loss_max_cnt", f64::from(self.no_loss_max_cnt), 1.0, 1e9)?;
-        check_range("update_interval_s", self.update_interval_s, 0.0, 1e6)
     }
 }
 

@@ -90,115 +90,72 @@ use crate::common::{
     additive_increase, additive_increase_26, floor_product, slow_start_then, AckRatio, GrowthMode,
 };
 use crate::hystart_pp::{HyStartPp, HyStartPpConfig};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
-use serde::{Deserialize, Serialize};
 
-/// CUBIC's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CubicParams {
-    /// C, packets per second cubed (0.4).
-    pub c: f64,
-    /// Fraction of cwnd kept after a loss (0.7).
-    pub beta: f64,
-    /// Lower W_max after a loss below the previous W_max (on).
-    pub fast_convergence: bool,
-    /// Never grow slower than the Reno estimate W_est (on).
-    pub tcp_friendliness: bool,
-    /// HyStart slow-start exit (Linux on).
-    pub hystart: bool,
-    /// HyStart ACK-train detector (on).
-    pub hystart_ack_train: bool,
-    /// HyStart delay-increase detector (on).
-    pub hystart_delay: bool,
-    /// RFC 9406 HyStart++ in the initial slow start instead of HyStart (off).
-    pub hystart_plus_plus: bool,
-    /// HyStart++ CSS_GROWTH_DIVISOR (4).
-    pub hystart_css_growth_divisor: u32,
-    /// HyStart++ CSS_ROUNDS (5).
-    pub hystart_css_rounds: u32,
-    /// HyStart++ L, most packets one ACK adds in slow start (8, unpaced).
-    pub hystart_ss_limit: u32,
-    /// HyStart runs once cwnd reaches this, packets (16).
-    pub hystart_low_window: u32,
-    /// RTT samples per round before the delay test (8).
-    pub hystart_min_samples: u32,
-    /// Largest ACK spacing that extends an ACK train, ms (2).
-    pub hystart_ack_delta_ms: f64,
-    /// Lower clamp of the delay threshold, ms (4).
-    pub hystart_delay_min_ms: f64,
-    /// Upper clamp of the delay threshold, ms (16).
-    pub hystart_delay_max_ms: f64,
-    /// Delay threshold = delay_min / this, before clamping (8; Linux <= 5.6: 16).
-    pub hystart_delay_divisor: u32,
-    /// ssthresh at connection start when HyStart is off, packets; 0 = unchanged.
-    pub initial_ssthresh: f64,
-    /// Largest cnt before the first loss (20: at least 5% per RTT).
-    pub no_loss_max_cnt: u32,
-    /// cnt = this × cwnd when the target is not above cwnd (100).
-    pub plateau_cnt_factor: u32,
-    /// Smallest cnt (2: at most +50% per RTT).
-    pub min_cnt: u32,
-    /// cnt kept while cwnd is unchanged for up to this long, seconds (HZ/32).
-    pub update_interval_s: f64,
-    /// RTT samples this soon after an epoch start are ignored, seconds (1).
-    pub delay_holdoff_s: f64,
-    /// Divide cnt by the packets-per-ACK estimate (CUBIC 2.0-2.2, Linux
-    /// 2.6.16-2.6.25; off, as since 2.6.26).
-    pub ackratio_comp: bool,
-    /// S_max of CUBIC 2.x, packets per 100 ms of delay_min; 0 = no cap (off,
-    /// as in Linux since 2.6.26; 16 before).
-    pub max_increment: u32,
-    /// Apply the S_max cap only once the target is above the origin
-    /// (`t >= K`, CUBIC 2.1-2.2; on), or always (CUBIC 2.0, off).
-    pub max_increment_above_origin: bool,
-    /// Fixed-point shift of delay_min in the S_max cap (3: delay_min kept
-    /// ×8, as the formula expects, CUBIC 2.1+; 0: CUBIC 2.0, whose
-    /// unscaled delay_min makes the cap 8 times tighter).
-    pub delay_min_shift: u32,
-    /// Before the first loss cnt is set to `no_loss_max_cnt` whatever the
-    /// cubic and S_max gave (CUBIC 2.x: `cnt = 50`), instead of capped at it
-    /// (off).
-    pub no_loss_fixed_cnt: bool,
-    /// The 2.6-era counter (`additive_increase_26`): +1 packet per cnt + 1
-    /// ACKs (Linux before 3.19; off).
-    pub growth_26: bool,
-}
-
-impl Default for CubicParams {
-    fn default() -> Self {
-        CubicParams {
-            c: 0.4,
-            beta: 0.7,
-            fast_convergence: true,
-            tcp_friendliness: true,
-            hystart: true,
-            hystart_ack_train: true,
-            hystart_delay: true,
-            hystart_plus_plus: false,
-            hystart_css_growth_divisor: 4,
-            hystart_css_rounds: 5,
-            hystart_ss_limit: 8,
-            hystart_low_window: 16,
-            hystart_min_samples: 8,
-            hystart_ack_delta_ms: 2.0,
-            hystart_delay_min_ms: 4.0,
-            hystart_delay_max_ms: 16.0,
-            hystart_delay_divisor: 8,
-            initial_ssthresh: 0.0,
-            no_loss_max_cnt: 20,
-            plateau_cnt_factor: 100,
-            min_cnt: 2,
-            update_interval_s: 1.0 / 32.0,
-            delay_holdoff_s: 1.0,
-            ackratio_comp: false,
-            max_increment: 0,
-            max_increment_above_origin: true,
-            delay_min_shift: 3,
-            no_loss_fixed_cnt: false,
-            growth_26: false,
-        }
+params! {
+    /// CUBIC's parameters.
+    pub struct CubicParams for |p| {
+        c: f64 = 0.4, open_low(0.0, 1e6),
+            "C, packets/s^3 (0.4; Linux 410/1024)";
+        beta: f64 = 0.7, open_low(0.0, 0.99),
+            "fraction of cwnd kept after a loss (0.7; Linux 717/1024)";
+        fast_convergence: bool = true, unchecked(),
+            "W_max = cwnd (1 + beta)/2 after a loss below the previous W_max (on)";
+        tcp_friendliness: bool = true, unchecked(),
+            "never grow slower than the Reno-equivalent W_est (on)";
+        hystart: bool = true, unchecked(),
+            "HyStart slow-start exit (Linux on)";
+        hystart_ack_train: bool = true, unchecked(),
+            "HyStart ACK-train detector (on)";
+        hystart_delay: bool = true, unchecked(),
+            "HyStart delay-increase detector (on)";
+        hystart_plus_plus: bool = false, unchecked(),
+            "RFC 9406 HyStart++ in the initial slow start instead of HyStart (off); \
+                  it uses hystart_min_samples and the delay clamp and divisor as N_RTT_SAMPLE, \
+                  MIN/MAX_RTT_THRESH and MIN_RTT_DIVISOR";
+        hystart_css_growth_divisor: u32 = 4, closed(1.0, 1e6),
+            "HyStart++ CSS_GROWTH_DIVISOR: CSS grows this much slower than slow start (4)";
+        hystart_css_rounds: u32 = 5, closed(1.0, 1e6),
+            "HyStart++ CSS_ROUNDS: rounds of CSS before congestion avoidance (5)";
+        hystart_ss_limit: u32 = 8, closed(1.0, 1e9),
+            "HyStart++ L: most packets one ACK adds in slow start and CSS (8, unpaced)";
+        hystart_low_window: u32 = 16, closed(0.0, 1e9),
+            "HyStart runs from this cwnd, packets (16)";
+        hystart_min_samples: u32 = 8, closed(0.0, 1e6),
+            "RTT samples per round before the delay test (8)";
+        hystart_ack_delta_ms: f64 = 2.0, closed(0.0, 1e6),
+            "largest ACK spacing extending an ACK train, ms (2)";
+        hystart_delay_min_ms: f64 = 4.0, closed(0.0, 1e6),
+            "lower clamp of the delay threshold, ms (4)";
+        hystart_delay_max_ms: f64 = 16.0, with { crate::params::check_range("hystart_delay_max_ms", crate::params::AsF64::as_f64(p.hystart_delay_max_ms), p.hystart_delay_min_ms, 1e6)?; },
+            "upper clamp of the delay threshold, ms (16)";
+        hystart_delay_divisor: u32 = 8, closed(1.0, 1e6),
+            "delay threshold = delay_min / divisor before clamping (8; Linux <= 5.6: 16)";
+        initial_ssthresh: f64 = 0.0, closed(0.0, 1e12),
+            "initial ssthresh with HyStart off, packets; 0 = unchanged (Linux 0)";
+        no_loss_max_cnt: u32 = 20, closed(1.0, 1e9),
+            "largest cnt (packets per +1) before the first loss (20)";
+        plateau_cnt_factor: u32 = 100, closed(1.0, 1e6),
+            "cnt = factor x cwnd when the cubic target is not above cwnd (100)";
+        min_cnt: u32 = 2, closed(1.0, 1e9),
+            "smallest cnt, packets per +1 (2: at most +50% per RTT)";
+        update_interval_s: f64 = 1.0 / 32.0, closed(0.0, 1e6),
+            "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)";
+        delay_holdoff_s: f64 = 1.0, closed(0.0, 1e6),
+            "RTT samples this soon after an epoch start are ignored, s (Linux HZ = 1 s)";
+        ackratio_comp: bool = false, unchecked(),
+            "divide cnt by the packets-per-ACK estimate (CUBIC 2.0-2.2, Linux 2.6.16-2.6.25; off)";
+        max_increment: u32 = 0, closed(0.0, 1e9),
+            "S_max cap of CUBIC 2.x, packets per 100 ms of delay_min; 0 = none (0; 16 before 2.6.26)";
+        max_increment_above_origin: bool = true, unchecked(),
+            "S_max cap only above the origin, t >= K (CUBIC 2.1-2.2: on); off = always (CUBIC 2.0)";
+        delay_min_shift: u32 = 3, closed(0.0, 16.0),
+            "fixed-point shift of delay_min in the S_max cap (3, CUBIC 2.1+; 0 in CUBIC 2.0: 8x tighter cap)";
+        no_loss_fixed_cnt: bool = false, unchecked(),
+            "before the first loss set cnt = no_loss_max_cnt instead of capping at it (CUBIC 2.x; off)";
+        growth_26: bool = false, unchecked(),
+            "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)";
     }
 }
 
@@ -249,195 +206,6 @@ impl CubicParams {
     /// the same formula as HyStart++'s RttThresh, on the same parameters.
     fn delay_threshold(&self, delay_min: Time) -> Time {
         self.hystart_pp_config().rtt_thresh(delay_min)
-    }
-}
-
-impl ParamSet for CubicParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "c",
-            doc: "C, packets/s^3 (0.4; Linux 410/1024)",
-        },
-        ParamDoc {
-            name: "beta",
-            doc: "fraction of cwnd kept after a loss (0.7; Linux 717/1024)",
-        },
-        ParamDoc {
-            name: "fast_convergence",
-            doc: "W_max = cwnd (1 + beta)/2 after a loss below the previous W_max (on)",
-        },
-        ParamDoc {
-            name: "tcp_friendliness",
-            doc: "never grow slower than the Reno-equivalent W_est (on)",
-        },
-        ParamDoc {
-            name: "hystart",
-            doc: "HyStart slow-start exit (Linux on)",
-        },
-        ParamDoc {
-            name: "hystart_ack_train",
-            doc: "HyStart ACK-train detector (on)",
-        },
-        ParamDoc {
-            name: "hystart_delay",
-            doc: "HyStart delay-increase detector (on)",
-        },
-        ParamDoc {
-            name: "hystart_plus_plus",
-            doc: "RFC 9406 HyStart++ in the initial slow start instead of HyStart (off); \
-                  it uses hystart_min_samples and the delay clamp and divisor as N_RTT_SAMPLE, \
-                  MIN/MAX_RTT_THRESH and MIN_RTT_DIVISOR",
-        },
-        ParamDoc {
-            name: "hystart_css_growth_divisor",
-            doc: "HyStart++ CSS_GROWTH_DIVISOR: CSS grows this much slower than slow start (4)",
-        },
-        ParamDoc {
-            name: "hystart_css_rounds",
-            doc: "HyStart++ CSS_ROUNDS: rounds of CSS before congestion avoidance (5)",
-        },
-        ParamDoc {
-            name: "hystart_ss_limit",
-            doc: "HyStart++ L: most packets one ACK adds in slow start and CSS (8, unpaced)",
-        },
-        ParamDoc {
-            name: "hystart_low_window",
-            doc: "HyStart runs from this cwnd, packets (16)",
-        },
-        ParamDoc {
-            name: "hystart_min_samples",
-            doc: "RTT samples per round before the delay test (8)",
-        },
-        ParamDoc {
-            name: "hystart_ack_delta_ms",
-            doc: "largest ACK spacing extending an ACK train, ms (2)",
-        },
-        ParamDoc {
-            name: "hystart_delay_min_ms",
-            doc: "lower clamp of the delay threshold, ms (4)",
-        },
-        ParamDoc {
-            name: "hystart_delay_max_ms",
-            doc: "upper clamp of the delay threshold, ms (16)",
-        },
-        ParamDoc {
-            name: "hystart_delay_divisor",
-            doc: "delay threshold = delay_min / divisor before clamping (8; Linux <= 5.6: 16)",
-        },
-        ParamDoc {
-            name: "initial_ssthresh",
-            doc: "initial ssthresh with HyStart off, packets; 0 = unchanged (Linux 0)",
-        },
-        ParamDoc {
-            name: "no_loss_max_cnt",
-            doc: "largest cnt (packets per +1) before the first loss (20)",
-        },
-        ParamDoc {
-            name: "plateau_cnt_factor",
-            doc: "cnt = factor x cwnd when the cubic target is not above cwnd (100)",
-        },
-        ParamDoc {
-            name: "min_cnt",
-            doc: "smallest cnt, packets per +1 (2: at most +50% per RTT)",
-        },
-        ParamDoc {
-            name: "update_interval_s",
-            doc: "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)",
-        },
-        ParamDoc {
-            name: "delay_holdoff_s",
-            doc: "RTT samples this soon after an epoch start are ignored, s (Linux HZ = 1 s)",
-        },
-        ParamDoc {
-            name: "ackratio_comp",
-            doc: "divide cnt by the packets-per-ACK estimate (CUBIC 2.0-2.2, Linux 2.6.16-2.6.25; off)",
-        },
-        ParamDoc {
-            name: "max_increment",
-            doc: "S_max cap of CUBIC 2.x, packets per 100 ms of delay_min; 0 = none (0; 16 before 2.6.26)",
-        },
-        ParamDoc {
-            name: "max_increment_above_origin",
-            doc: "S_max cap only above the origin, t >= K (CUBIC 2.1-2.2: on); off = always (CUBIC 2.0)",
-        },
-        ParamDoc {
-            name: "delay_min_shift",
-            doc: "fixed-point shift of delay_min in the S_max cap (3, CUBIC 2.1+; 0 in CUBIC 2.0: 8x tighter cap)",
-        },
-        ParamDoc {
-            name: "no_loss_fixed_cnt",
-            doc: "before the first loss set cnt = no_loss_max_cnt instead of capping at it (CUBIC 2.x; off)",
-        },
-        ParamDoc {
-            name: "growth_26",
-            doc: "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range_open_low("c", self.c, 0.0, 1e6)?;
-        check_range_open_low("beta", self.beta, 0.0, 0.99)?;
-        check_range(
-            "hystart_low_window",
-            f64::from(self.hystart_low_window),
-            0.0,
-            1e9,
-        )?;
-        check_range(
-            "hystart_min_samples",
-            f64::from(self.hystart_min_samples),
-            0.0,
-            1e6,
-        )?;
-        check_range("hystart_ack_delta_ms", self.hystart_ack_delta_ms, 0.0, 1e6)?;
-        check_range("hystart_delay_min_ms", self.hystart_delay_min_ms, 0.0, 1e6)?;
-        check_range(
-            "hystart_delay_max_ms",
-            self.hystart_delay_max_ms,
-            self.hystart_delay_min_ms,
-            1e6,
-        )?;
-        check_range(
-            "hystart_delay_divisor",
-            f64::from(self.hystart_delay_divisor),
-            1.0,
-            1e6,
-        )?;
-        check_range(
-            "hystart_css_growth_divisor",
-            f64::from(self.hystart_css_growth_divisor),
-            1.0,
-            1e6,
-        )?;
-        check_range(
-            "hystart_css_rounds",
-            f64::from(self.hystart_css_rounds),
-            1.0,
-            1e6,
-        )?;
-        check_range(
-            "hystart_ss_limit",
-            f64::from(self.hystart_ss_limit),
-            1.0,
-            1e9,
-        )?;
-        check_range("initial_ssthresh", self.initial_ssthresh, 0.0, 1e12)?;
-        check_range("no_loss_max_cnt", f64::from(self.no_loss_max_cnt), 1.0, 1e9)?;
-        check_range(
-            "plateau_cnt_factor",
-            f64::from(self.plateau_cnt_factor),
-            1.0,
-            1e6,
-        )?;
-        check_range("min_cnt", f64::from(self.min_cnt), 1.0, 1e9)?;
-        check_range("update_interval_s", self.update_interval_s, 0.0, 1e6)?;
-        check_range("delay_holdoff_s", self.delay_holdoff_s, 0.0, 1e6)?;
-        check_range("max_increment", f64::from(self.max_increment), 0.0, 1e9)?;
-        check_range(
-            "delay_min_shift",
-            f64::from(self.delay_min_shift),
-            0.0,
-            16.0,
-        )
     }
 }
 

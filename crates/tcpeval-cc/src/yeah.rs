@@ -39,117 +39,34 @@
 //! aged and is reset on idle restart (`tcp_vegas_cwnd_event`).
 
 use crate::common::{additive_increase, slow_start, GrowthMode, RttRound};
-use crate::params::{check_range, check_range_open_low, ParamDoc, ParamError, ParamSet};
+use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
-use serde::{Deserialize, Serialize};
 
-/// YeAH-TCP's parameters (Linux names in parentheses).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct YeahParams {
-    /// Q_max (`TCP_YEAH_ALPHA`): own backlog, packets, above which slow mode
-    /// and decongestion start (80).
-    pub q_max: f64,
-    /// (`TCP_YEAH_GAMMA`) decongestion removes `Q / gamma` packets per RTT (1).
-    pub gamma: f64,
-    /// (`TCP_YEAH_DELTA`) a loss removes at least `cwnd / 2^delta` (3).
-    pub delta: u32,
-    /// (`TCP_YEAH_EPSILON`) decongestion removes at most `cwnd / 2^epsilon` (1).
-    pub epsilon: u32,
-    /// (`TCP_YEAH_PHY`) slow mode when queueing delay > baseRTT / phi (8).
-    pub phi: u32,
-    /// (`TCP_YEAH_RHO`) RTTs of slow mode after which losses halve cwnd (16).
-    pub rho: u32,
-    /// (`TCP_YEAH_ZETA`) fast-mode RTTs after which reno_count resets to 2 (50).
-    pub zeta: u32,
-    /// (`TCP_SCALABLE_AI_CNT`) Scalable increase: +1 per min(cwnd, ai_cnt) acked (100).
-    pub ai_cnt: f64,
-    /// RTT samples a round needs before the per-RTT update runs (Linux: > 2).
-    pub min_rtt_samples: u32,
-    /// Integer window with a counter (Linux) or floating point (ns-2).
-    pub growth: GrowthMode,
-    /// The 2.6.22 module's counters (`tcp_yeah.c` as merged, and TCP-Linux's):
-    /// fast mode adds the packets the ACK acked (from `pkts_acked` in the Open
-    /// state, else 1) and grows once the count exceeds `min(cwnd, ai_cnt)`,
-    /// then restarts from 0; slow mode counts ACKs, +1 per cwnd of them.
-    /// Needed with per-ACK counting, which gives `cong_avoid` 1 per ACK (off:
-    /// today's `tcp_cong_avoid_ai` with the sender's count).
-    pub counters_26: bool,
-}
-
-impl Default for YeahParams {
-    fn default() -> Self {
-        YeahParams {
-            q_max: 80.0,
-            gamma: 1.0,
-            delta: 3,
-            epsilon: 1,
-            phi: 8,
-            rho: 16,
-            zeta: 50,
-            ai_cnt: 100.0,
-            min_rtt_samples: 3,
-            growth: GrowthMode::Linux,
-            counters_26: false,
-        }
-    }
-}
-
-impl ParamSet for YeahParams {
-    const DOCS: &'static [ParamDoc] = &[
-        ParamDoc {
-            name: "q_max",
-            doc: "packets: own backlog above which YeAH enters slow mode and decongests (Linux 80)",
-        },
-        ParamDoc {
-            name: "gamma",
-            doc: "decongestion removes Q/gamma packets per RTT (Linux 1)",
-        },
-        ParamDoc {
-            name: "delta",
-            doc: "log2: a loss removes at least cwnd/2^delta packets (Linux 3 = 1/8)",
-        },
-        ParamDoc {
-            name: "epsilon",
-            doc: "log2: decongestion removes at most cwnd/2^epsilon packets (Linux 1 = 1/2)",
-        },
-        ParamDoc {
-            name: "phi",
-            doc: "slow mode when queueing delay exceeds baseRTT/phi (Linux 8)",
-        },
-        ParamDoc {
-            name: "rho",
-            doc: "RTTs: after this many consecutive slow-mode RTTs a loss halves cwnd (Linux 16)",
-        },
-        ParamDoc {
-            name: "zeta",
-            doc: "RTTs: fast-mode RTTs after which reno_count resets to 2 (Linux 50)",
-        },
-        ParamDoc {
-            name: "ai_cnt",
-            doc: "packets: Scalable increase of +1 per min(cwnd, ai_cnt) packets acked (Linux 100)",
-        },
-        ParamDoc {
-            name: "min_rtt_samples",
-            doc: "RTT samples a round needs for the per-RTT update (Linux 3)",
-        },
-        ParamDoc {
-            name: "growth",
-            doc: "window arithmetic: \"linux\" (integer + counter, floored Q) or \"float\" (ns-2)",
-        },
-        ParamDoc {
-            name: "counters_26",
-            doc: "2.6.22 tcp_yeah.c counters: fast mode adds pkts_acked, +1 once above min(cwnd, ai_cnt); slow mode +1 per cwnd ACKs (off)",
-        },
-    ];
-    fn validate(&self) -> Result<(), ParamError> {
-        check_range("q_max", self.q_max, 0.0, 1e9)?;
-        check_range_open_low("gamma", self.gamma, 0.0, 1e6)?;
-        check_range("delta", f64::from(self.delta), 0.0, 31.0)?;
-        check_range("epsilon", f64::from(self.epsilon), 0.0, 31.0)?;
-        check_range("phi", f64::from(self.phi), 1.0, 1e6)?;
-        check_range("ai_cnt", self.ai_cnt, 1.0, 1e9)?;
-        check_range("min_rtt_samples", f64::from(self.min_rtt_samples), 1.0, 1e6)
+params! {
+    /// YeAH-TCP's parameters (Linux names in parentheses).
+    pub struct YeahParams for |p| {
+        q_max: f64 = 80.0, closed(0.0, 1e9),
+            "packets: own backlog above which YeAH enters slow mode and decongests (Linux 80)";
+        gamma: f64 = 1.0, open_low(0.0, 1e6),
+            "decongestion removes Q/gamma packets per RTT (Linux 1)";
+        delta: u32 = 3, closed(0.0, 31.0),
+            "log2: a loss removes at least cwnd/2^delta packets (Linux 3 = 1/8)";
+        epsilon: u32 = 1, closed(0.0, 31.0),
+            "log2: decongestion removes at most cwnd/2^epsilon packets (Linux 1 = 1/2)";
+        phi: u32 = 8, closed(1.0, 1e6),
+            "slow mode when queueing delay exceeds baseRTT/phi (Linux 8)";
+        rho: u32 = 16, unchecked(),
+            "RTTs: after this many consecutive slow-mode RTTs a loss halves cwnd (Linux 16)";
+        zeta: u32 = 50, unchecked(),
+            "RTTs: fast-mode RTTs after which reno_count resets to 2 (Linux 50)";
+        ai_cnt: f64 = 100.0, closed(1.0, 1e9),
+            "packets: Scalable increase of +1 per min(cwnd, ai_cnt) packets acked (Linux 100)";
+        min_rtt_samples: u32 = 3, closed(1.0, 1e6),
+            "RTT samples a round needs for the per-RTT update (Linux 3)";
+        growth: GrowthMode = GrowthMode::Linux, unchecked(),
+            "window arithmetic: \"linux\" (integer + counter, floored Q) or \"float\" (ns-2)";
+        counters_26: bool = false, unchecked(),
+            "2.6.22 tcp_yeah.c counters: fast mode adds pkts_acked, +1 once above min(cwnd, ai_cnt); slow mode +1 per cwnd ACKs (off)";
     }
 }
 
@@ -321,6 +238,7 @@ mod tests {
     use super::*;
     use crate::testing::Harness;
     use crate::UNLIMITED;
+    use crate::params::ParamSet;
 
     fn yeah() -> Yeah {
         Yeah::new(YeahParams::default())
