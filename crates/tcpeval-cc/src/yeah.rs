@@ -236,9 +236,9 @@ impl CongestionControl for Yeah {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::ParamSet;
     use crate::testing::Harness;
     use crate::UNLIMITED;
-    use crate::params::ParamSet;
 
     fn yeah() -> Yeah {
         Yeah::new(YeahParams::default())
