@@ -601,17 +601,8 @@ impl Host for World {
         let proto = tr.proto;
         let f = match self.free_slots.pop() {
             Some(f) => f,
-            None => {
-                // A new slot; its provisional endpoints are replaced below.
-                self.flows.push(Flow::new(
-                    Ends::Udp { next_seq: 0 },
-                    fwd,
-                    rev,
-                    class,
-                    Time::ZERO,
-                ));
-                (self.flows.len() - 1) as FlowId
-            }
+            // A new slot; its provisional (UDP) endpoints are replaced below.
+            None => self.open_udp_flow(class, tr.group),
         };
         let mut conn = Connection::new(f, proto.cfg, proto.cc.clone(), Some(drawn.pkts));
         let slot = &mut self.flows[f as usize];

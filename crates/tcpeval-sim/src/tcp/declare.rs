@@ -36,25 +36,8 @@ pub struct OptionDoc {
     pub source: &'static str,
 }
 
-/// A value checked against a numeric range.
-pub(crate) trait AsF64: Copy {
-    fn as_f64(self) -> f64;
-}
-impl AsF64 for u32 {
-    fn as_f64(self) -> f64 {
-        f64::from(self)
-    }
-}
-impl AsF64 for u64 {
-    fn as_f64(self) -> f64 {
-        self as f64
-    }
-}
-impl AsF64 for f64 {
-    fn as_f64(self) -> f64 {
-        self
-    }
-}
+/// A value checked against a numeric range (the algorithms' trait, shared).
+pub(crate) use tcpeval_cc::params::AsF64;
 
 /// Declares the TCP options; see the module documentation. Each entry:
 ///
