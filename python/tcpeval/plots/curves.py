@@ -11,7 +11,7 @@ from matplotlib.ticker import NullFormatter
 from numpy.typing import ArrayLike
 
 from ..metrics.stats import nan_mean_ci
-from ._figure import house_style, new_figure, place_legend, save
+from ._figure import house_style, new_figure, place_legend, save, series_style
 
 
 # Labels that fit side by side under a 3.5-inch-wide figure's axis at the house font size.
@@ -61,14 +61,15 @@ def plot_metric_curves(
     with house_style():
         fig = new_figure(3.5, 2.6)
         ax = fig.add_subplot()
-        for label, values in samples.items():
+        for index, (label, values) in enumerate(samples.items()):
             arr = np.asarray(values, dtype=float)
             if arr.ndim == 1:
                 arr = arr[:, None]
             if arr.shape[0] != xs.size:
                 raise ValueError(f"curve {label!r} has {arr.shape[0]} points for {xs.size} x values")
             mean, half, _ = nan_mean_ci(arr, confidence)
-            (line,) = ax.plot(xs, mean, marker="o", markersize=3, label=label)
+            # Told apart by line style and marker as well as colour.
+            (line,) = ax.plot(xs, mean, label=label, **series_style(index))
             ax.fill_between(xs, mean - half, mean + half, color=line.get_color(), alpha=0.2, linewidth=0)
         if logx:
             ax.set_xscale("log")
