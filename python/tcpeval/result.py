@@ -3,11 +3,11 @@ the CLI prints.
 
 Tables (units in the column docs of the engine, restated here):
 
-- ``flow_series``: time (s), flow, cwnd (packets), ssthresh (packets, inf
+- ``flow_series``: time (s), flow (id), flow_name, cwnd (packets), ssthresh (packets, inf
   while unlimited), srtt (s, NaN before the first sample), delivered
   (bytes delivered in order to the application so far), and the cumulative
   counters sent, retransmitted, timeouts (so rates can be taken per phase).
-- ``queue_series``: time (s), link, qlen (packets waiting), qbytes,
+- ``queue_series``: time (s), link (id), link_name, qlen (packets waiting), qbytes,
   departed_bytes (cumulative), drops (cumulative buffer drops).
 - ``flows``: one row per flow with its totals (sent, retransmitted,
   fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
@@ -25,6 +25,11 @@ Tables (units in the column docs of the engine, restated here):
   each direction of each generator): name, kind (flows, bulk, web, udp),
   direction, target_bps (NaN if none), offered_bytes, sent, sent_bytes,
   received, dropped, in_transit, delivered_bytes, started, completed.
+
+The series carry each flow's and link's name beside its id (``flow_name``,
+``link_name``: categorical, from the ``flows`` and ``links`` tables). They
+are views of those tables, added when a result is built or loaded and never
+stored (:data:`NAME_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -36,6 +41,25 @@ import numpy as np
 import pandas as pd
 
 from tcpeval.scenario import Scenario
+
+
+NAME_COLUMNS: dict[str, tuple[str, str, str]] = {
+    "flow_series": ("flow", "flows", "flow_name"),
+    "queue_series": ("link", "links", "link_name"),
+}
+"""Series table -> (id column, table naming the ids, name column added beside the id)."""
+
+
+def _with_names(series: pd.DataFrame, id_col: str, names: pd.Series, name_col: str) -> pd.DataFrame:
+    """``series`` with a categorical ``name_col`` giving ``names[id]`` for each row's ``id_col``."""
+    if name_col in series.columns or id_col not in series.columns or len(names) == 0:
+        return series
+    categories, codes = np.unique(names.astype(str).to_numpy(), return_inverse=True)
+    ids = series[id_col].to_numpy()
+    column = pd.Categorical.from_codes(codes[ids], categories=categories)
+    out = series.copy(deep=False)
+    out.insert(int(series.columns.get_loc(id_col)) + 1, name_col, column)
+    return out
 
 
 @dataclass
@@ -53,6 +77,18 @@ class RunResult:
     transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
     class_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     classes: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __post_init__(self) -> None:
+        for table, (id_col, source, name_col) in NAME_COLUMNS.items():
+            named = getattr(self, source)
+            if "name" in named.columns:
+                setattr(self, table, _with_names(getattr(self, table), id_col, named["name"], name_col))
+
+    def stored_table(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as stored: without the name columns derived from other tables."""
+        frame: pd.DataFrame = getattr(self, name)
+        derived = NAME_COLUMNS.get(name)
+        return frame.drop(columns=[derived[2]]) if derived and derived[2] in frame.columns else frame
 
     @classmethod
     def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:
