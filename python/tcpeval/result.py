@@ -34,12 +34,14 @@ stored (:data:`NAME_COLUMNS`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from tcpeval import _core
 from tcpeval.scenario import Scenario
 
 
@@ -60,6 +62,34 @@ def _with_names(series: pd.DataFrame, id_col: str, names: pd.Series, name_col: s
     out = series.copy(deep=False)
     out.insert(int(series.columns.get_loc(id_col)) + 1, name_col, column)
     return out
+
+
+ID_COLUMNS: dict[str, str] = {"flows": "flow", "links": "link", "classes": "class"}
+"""Summary table -> the id column put first (the row's index; series refer to it)."""
+
+
+def columns() -> list[dict[str, Any]]:
+    """Every result table with its columns (name, type, meaning and unit), as
+    stored and as :class:`RunResult` holds them: the engine's declared
+    columns, each summary table's id column, and the series' name columns."""
+    tables: list[dict[str, Any]] = json.loads(_core.columns())
+    for t in tables:
+        if (ident := ID_COLUMNS.get(t["key"])) is not None:
+            doc = f"Id of the {ident} (its row number; the series' `{ident}` column refers to it)."
+            t["columns"].insert(0, {"name": ident, "type": "int", "doc": doc})
+        if (named := NAME_COLUMNS.get(t["key"])) is not None:
+            id_col, source, name_col = named
+            at = 1 + next(i for i, c in enumerate(t["columns"]) if c["name"] == id_col)
+            doc = f"Name of the {id_col} (from the `{source}` table; not stored, added on load)."
+            t["columns"].insert(at, {"name": name_col, "type": "category", "doc": doc})
+    return tables
+
+
+def _with_id(rows: list[dict[str, Any]], ident: str) -> pd.DataFrame:
+    """Summary rows as a table with the id column ``ident`` (the row number) first."""
+    table = pd.DataFrame.from_records(rows)
+    table.insert(0, ident, np.arange(len(table), dtype=np.int64))
+    return table
 
 
 @dataclass
@@ -92,12 +122,7 @@ class RunResult:
 
     @classmethod
     def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:
-        flows = pd.DataFrame.from_records(raw["flows"])
-        flows.insert(0, "flow", np.arange(len(flows), dtype=np.int64))
-        links = pd.DataFrame.from_records(raw["links"])
-        links.insert(0, "link", np.arange(len(links), dtype=np.int64))
-        classes = pd.DataFrame.from_records(raw["classes"])
-        classes.insert(0, "class", np.arange(len(classes), dtype=np.int64))
+        flows, links, classes = (_with_id(raw[key], ID_COLUMNS[key]) for key in ("flows", "links", "classes"))
         classes["target_bps"] = classes["target_bps"].astype(float)
         return cls(
             scenario=scenario,
