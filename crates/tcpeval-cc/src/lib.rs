@@ -6,28 +6,39 @@
 //! life through the hooks of [`CongestionControl`], a one-to-one image of
 //! Linux `struct tcp_congestion_ops`:
 //!
-//! | hook          | called                                                        | may change            |
+//! | hook          | called                                                        | may
+//! change            |
 //! |---------------|---------------------------------------------------------------|-----------------------|
-//! | `init`        | once, when the connection starts                              | own state, `ssthresh` |
-//! | `pkts_acked`  | every ACK that advances `snd_una` or SACKs data, before `cong_avoid` | own state only |
-//! | `cong_avoid`  | every such ACK while not in a cwnd reduction (Open, Disorder, Loss) and cwnd-limited | `cwnd`, `cwnd_cnt`, `ssthresh` |
-//! | `ssthresh`    | on entering fast recovery and on RTO; returns, never writes   | own state only        |
-//! | `set_state`   | just before the sender's [`CaState`] changes                  | own state, `cwnd`, `ssthresh` |
-//! | `cwnd_event`  | on the [`CwndEvent`]s                                         | own state, `cwnd`, `ssthresh` |
-//! | `undo_cwnd`   | on spurious-loss undo; returns the cwnd to restore            | own state only        |
-//! | `on_timer`    | every `timer_period()` if that is `Some` (FAST's own clock)   | own state, `cwnd`, `ssthresh` |
+//! | `init`        | once, when the connection starts                              | own
+//! state, `ssthresh` |
+//! | `pkts_acked`  | every ACK that advances `snd_una` or SACKs data, before `cong_avoid` |
+//! own state only |
+//! | `cong_avoid`  | every such ACK while not in a cwnd reduction (Open, Disorder, Loss)
+//! and cwnd-limited | `cwnd`, `cwnd_cnt`, `ssthresh` |
+//! | `ssthresh`    | on entering fast recovery and on RTO; returns, never writes   | own
+//! state only        |
+//! | `set_state`   | just before the sender's [`CaState`] changes                  | own
+//! state, `cwnd`, `ssthresh` |
+//! | `cwnd_event`  | on the [`CwndEvent`]s                                         | own
+//! state, `cwnd`, `ssthresh` |
+//! | `undo_cwnd`   | on spurious-loss undo; returns the cwnd to restore            | own
+//! state only        |
+//! | `on_timer`    | every `timer_period()` if that is `Some` (FAST's own clock)   | own
+//! state, `cwnd`, `ssthresh` |
 //!
 //! The generic sender owns loss detection, recovery, RTO and the in-recovery
 //! cwnd; algorithms supply `ssthresh()` and growth in the Open state.
 //!
 //! Each algorithm lives in its own file with a `*Params` struct whose fields
-//! are the algorithm's named, overridable constants (defaults from
-//! spec/algorithms.md), and is listed once in [`registry`].
+//! are the algorithm's named, overridable constants (defaults from the Linux
+//! module, the paper or the RFC the file's doc names), and is listed once in
+//! [`registry`].
 
 pub mod common;
 pub mod params;
 pub mod registry;
-pub mod testing;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod time;
 
 pub mod africa;
@@ -233,7 +244,8 @@ pub trait CongestionControl {
     fn cwnd_event(&mut self, _tcb: &mut Tcb, _event: CwndEvent) {}
 
     /// Lower bound on cwnd while Linux 2.6 rate halving shrinks it in fast
-    /// recovery (`tcp_congestion_ops.min_cwnd`, spec 1.8; asked only in the
+    /// recovery (`tcp_congestion_ops.min_cwnd`, read by `tcp_cwnd_min` in
+    /// 2.6 `net/ipv4/tcp_input.c`; asked only in the
     /// sender's `rate_halving` recovery mode). Default `tcp_reno_min_cwnd`:
     /// ssthresh / 2, in whole packets. A 2.6 module without the hook (BIC,
     /// CUBIC, H-TCP) got ssthresh itself from `tcp_cwnd_min`.

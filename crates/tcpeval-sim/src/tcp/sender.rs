@@ -1,10 +1,12 @@
-//! The TCP sender (spec/algorithms.md section 1): window-limited
-//! transmission, the Linux congestion-avoidance state machine (Open,
-//! Disorder, Recovery, Loss), SACK-based loss recovery (RFC 6675 or FACK
-//! marking with PRR, RFC 6937, the plain RFC 6675 window or Linux 2.6 rate
-//! halving) or NewReno (RFC 6582) when SACK is off, the retransmission
-//! timer (RFC 6298, Karn, backoff), and optionally the undo of reductions
-//! that timestamps or D-SACK show spurious (see [`UndoState`]).
+//! The TCP sender: window-limited transmission, the Linux
+//! congestion-avoidance state machine (Open, Disorder, Recovery, Loss;
+//! `tcp_fastretrans_alert` in `net/ipv4/tcp_input.c`), SACK-based loss
+//! recovery (RFC 6675 or FACK marking, with the in-recovery cwnd of
+//! [`Recovery`]: PRR, RFC 6937, the plain RFC 6675 window, ns-2 Sack1 or
+//! Linux 2.6 rate halving) or NewReno (RFC 6582 section 3.2) when SACK is
+//! off, the retransmission timer (RFC 6298, Karn, backoff), and optionally
+//! the undo of reductions that timestamps or D-SACK show spurious (see
+//! [`UndoState`]).
 //!
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
@@ -590,8 +592,9 @@ impl Sender {
         }
     }
 
-    /// The retransmission timer expired (spec 1.9): reduce once per episode,
-    /// cwnd = 1, everything outstanding lost, back off, retransmit.
+    /// The retransmission timer expired (RFC 6298 section 5.4 - 5.6, Linux
+    /// `tcp_retransmit_timer` and `tcp_enter_loss`): reduce once per
+    /// episode, cwnd = 1, everything outstanding lost, back off, retransmit.
     pub fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
         if !self.is_active() || self.sb.packets_out() == 0 {
             return;
@@ -987,7 +990,7 @@ mod tests {
 
     #[test]
     fn rate_halving_sends_one_packet_per_two_acks() {
-        // Spec 1.8 (Linux 2.6 tcp_cwnd_down). Packet 0 is lost. ACKs 1 and 2
+        // Linux 2.6 tcp_cwnd_down. Packet 0 is lost. ACKs 1 and 2
         // (Disorder) each clock out one new packet (20, 21). ACK 3 marks 0
         // lost (RFC 6675: three SACKs above it): ssthresh = 10, the halving
         // counter goes to 1 without a decrement, and cwnd = in_flight + 1 =
