@@ -76,6 +76,10 @@ use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
 
+/// Gamma tuning aims gamma at this fraction of the backlog `diff_reno` the
+/// loss window had before the loss (draft-sridharan-tcpm-ctcp: 3/4).
+const GAMMA_TUNING_BACKLOG_FRACTION: f64 = 0.75;
+
 /// How a loss divides the reduced window between `cwnd_l` and `dwnd`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -262,7 +266,8 @@ impl CongestionControl for Compound {
         if self.params.gamma_tuning {
             if let Some(diff_reno) = self.diff_reno.take() {
                 let p = &self.params;
-                let g = self.gamma + p.gamma_lambda * (0.75 * diff_reno - self.gamma);
+                let g = self.gamma
+                    + p.gamma_lambda * (GAMMA_TUNING_BACKLOG_FRACTION * diff_reno - self.gamma);
                 self.gamma = g.clamp(p.gamma_min, p.gamma_max);
             }
         }

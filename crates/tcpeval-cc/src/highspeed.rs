@@ -51,6 +51,10 @@ use crate::params::params;
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 use serde::{Deserialize, Serialize};
 
+/// Linux keeps the table's decrease `md` in units of 1/2^8 (`b = md / 256`).
+const MD_SHIFT: u32 = 8;
+const MD_SCALE: f64 = (1u32 << MD_SHIFT) as f64;
+
 /// RFC 3649 Appendix B: the window `w_i` (packets) up to which `a(w) = i + 1`.
 const RFC3649_WINDOWS: [u32; 72] = [
     38, 118, 221, 347, 495, 663, 851, 1058, 1284, 1529, 1793, 2076, 2378, 2699, 3039, 3399, 3778,
@@ -148,7 +152,7 @@ impl NamedAlgorithm for HighSpeed {
 impl HighSpeed {
     /// Table mode: the decrease of row `row` in 1/256, `floor(256 b(w_row))`.
     fn md(&self, row: usize) -> u32 {
-        (256.0 * self.params.b(f64::from(RFC3649_WINDOWS[row]))).floor() as u32
+        (MD_SCALE * self.params.b(f64::from(RFC3649_WINDOWS[row]))).floor() as u32
     }
 
     /// Moves the table row so that `w_{row-1} < cwnd <= w_row` (the last row
@@ -173,7 +177,7 @@ impl CongestionControl for HighSpeed {
         match self.params.mode {
             HighSpeedMode::Table => {
                 let cwnd = u64::from(tcb.cwnd_pkts());
-                let cut = (cwnd * u64::from(self.md(self.row))) >> 8;
+                let cut = (cwnd * u64::from(self.md(self.row))) >> MD_SHIFT;
                 ((cwnd - cut) as f64).max(2.0)
             }
             HighSpeedMode::Formula => (tcb.cwnd * (1.0 - self.params.b(tcb.cwnd))).max(2.0),

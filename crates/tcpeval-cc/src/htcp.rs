@@ -70,6 +70,12 @@ use crate::common::{floor_product, slow_start, GrowthMode};
 use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 
+/// The throughput estimate's EWMA, `Bi = (3 Bi + sample) / 4` (Linux
+/// `measure_achieved_throughput` in `tcp_htcp.c`): weight of the old value...
+const BI_EWMA_OLD_WEIGHT: f64 = 3.0;
+/// ... and the denominator.
+const BI_EWMA_DENOMINATOR: f64 = 4.0;
+
 params! {
     /// H-TCP's parameters.
     pub struct HtcpParams for |p| {
@@ -266,7 +272,7 @@ impl Htcp {
                 self.max_b = sample;
                 self.bi = sample;
             } else {
-                self.bi = (3.0 * self.bi + sample) / 4.0;
+                self.bi = (BI_EWMA_OLD_WEIGHT * self.bi + sample) / BI_EWMA_DENOMINATOR;
                 self.max_b = self.max_b.max(self.bi);
             }
             self.packetcount = 0;

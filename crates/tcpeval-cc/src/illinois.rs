@@ -47,10 +47,12 @@ use crate::common::{slow_start, GrowthMode, MinRtt};
 use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 
-/// Linux keeps alpha in units of 1/2^7 packet.
-const ALPHA_SCALE: f64 = 128.0;
-/// Linux keeps beta in units of 1/2^6.
-const BETA_SCALE: f64 = 64.0;
+/// Linux keeps alpha in units of 1/2^7 packet (`ALPHA_SHIFT` 7).
+const ALPHA_SHIFT: u32 = 7;
+const ALPHA_SCALE: f64 = (1u32 << ALPHA_SHIFT) as f64;
+/// Linux keeps beta in units of 1/2^6 (`BETA_SHIFT` 6).
+const BETA_SHIFT: u32 = 6;
+const BETA_SCALE: f64 = (1u32 << BETA_SHIFT) as f64;
 
 params! {
     /// TCP-Illinois's parameters.
@@ -293,7 +295,7 @@ impl CongestionControl for Illinois {
         match self.params.growth {
             GrowthMode::Linux => {
                 let w = tcb.cwnd_pkts() as u64;
-                let cut = (w * fixed(self.beta, BETA_SCALE)) >> 6;
+                let cut = (w * fixed(self.beta, BETA_SCALE)) >> BETA_SHIFT;
                 ((w - cut) as f64).max(2.0)
             }
             GrowthMode::Float => (tcb.cwnd * (1.0 - self.beta)).max(2.0),
@@ -327,7 +329,8 @@ impl CongestionControl for Illinois {
                 tcb.cwnd_cnt += self.acked;
                 self.acked = 1;
                 let w = tcb.cwnd_pkts() as u64;
-                let delta = (u64::from(tcb.cwnd_cnt) * fixed(self.alpha, ALPHA_SCALE)) >> 7;
+                let delta =
+                    (u64::from(tcb.cwnd_cnt) * fixed(self.alpha, ALPHA_SCALE)) >> ALPHA_SHIFT;
                 if delta >= w {
                     tcb.cwnd = (tcb.cwnd + (delta / w) as f64).min(tcb.cwnd_clamp);
                     tcb.cwnd_cnt = 0;

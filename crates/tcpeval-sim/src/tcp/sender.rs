@@ -23,6 +23,11 @@ use crate::time::Time;
 use tcpeval_cc::common::lss_increment;
 use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
 
+/// RFC 3042 limited transmit: the first and second duplicate ACKs each let
+/// one new segment out (NewReno mode; with SACK the scoreboard's `pipe`
+/// already excludes what was SACKed).
+const LIMITED_TRANSMIT_SEGMENTS: u32 = 2;
+
 /// Per-flow sender counters over the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
@@ -218,7 +223,7 @@ impl Sender {
     fn window(&self) -> u32 {
         let mut w = self.tcb.cwnd.max(1.0).floor() as u32;
         if !self.cfg.sack && self.tcb.ca_state == CaState::Disorder {
-            w += self.dupacks.min(2);
+            w += self.dupacks.min(LIMITED_TRANSMIT_SEGMENTS);
         }
         w
     }
