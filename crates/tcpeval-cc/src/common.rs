@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn slow_start_adds_acked_up_to_ssthresh_and_returns_leftover() {
-        // Linux tcp_slow_start (tcp_cong.c, 4.x on): cwnd <- min(cwnd + acked,
+        // modern Linux tcp_slow_start (tcp_cong.c): cwnd <- min(cwnd + acked,
         // ssthresh), leftover to CA.
         let mut t = tcb(10.0, 14.0);
         assert_eq!(slow_start(&mut t, 3), 0);

@@ -40,7 +40,7 @@
 //! Congestion events: `last_cong` is set to now when the sender enters CWR,
 //! Recovery or Loss, and again when it returns to Open (Linux `htcp_state`:
 //! the kernel's `last_cong` is "time since last congestion event end", so Δ
-//! counts from the end of recovery; the papers name only the entry).
+//! counts from the end of recovery; not from its start).
 //! An undo restores `last_cong`, maxRTT and the previous epoch's maxB.
 //!
 //! Linux details kept: the congestion-avoidance credit is the packet count

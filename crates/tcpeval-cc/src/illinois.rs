@@ -26,7 +26,7 @@
 //! alpha, beta and the counters are reset to the Reno values.
 //!
 //! The per-RTT update runs only in the Open state (RTT samples around a loss
-//! are ambiguous; Linux `tcp_illinois_state` resets the round): entering Open
+//! are ambiguous; tcpeval's choice, docs/decisions.md): entering Open
 //! starts a fresh round. Linux also updates in the Loss state; there cwnd is
 //! usually below `win_thresh`.
 //!

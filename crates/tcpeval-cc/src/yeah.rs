@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn mode_switch_thresholds() {
-        // Linux tcp_yeah_cong_avoid (Baiocchi et al. section 3): slow iff Q >
+        // Linux tcp_yeah_cong_avoid: slow iff Q >
         // q_max or RTT
         // - baseRTT > baseRTT/phi.
         let base = ms(100);
