@@ -101,8 +101,8 @@ pub fn parse_stats(attributes: &[u8]) -> Option<QdiscCounters> {
 }
 
 impl QdiscReader {
-    /// A reader of the qdisc with handle `handle` (major:minor as one u32,
-    /// `10:` is `0x000a_0000`) on `ifname`; call in the qdisc's namespace.
+    /// A reader of the qdisc with handle `handle` (major:minor as one u32;
+    /// tc writes the major in hex, `10:` is `0x0010_0000`) on `ifname`; call in the qdisc's namespace.
     pub fn new(ifname: &str, handle: u32) -> Result<Self> {
         let ifindex = crate::netns::ifindex(ifname)?;
         let sock = sys::socket(
