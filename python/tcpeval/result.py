@@ -53,6 +53,9 @@ class RunResult:
     transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
     class_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     classes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Facts of a run on another backend than the simulator (``tcpeval.testbed``:
+    #: host, kernel, delay-line lateness); empty for a simulated run.
+    backend: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:

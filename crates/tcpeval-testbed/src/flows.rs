@@ -21,6 +21,13 @@ const WRITE_CHUNK: usize = 1 << 20;
 const POLL_MS: u64 = 20;
 /// Longest wait for a connection to be set up, ms.
 const CONNECT_TIMEOUT_MS: u64 = 10_000;
+/// `TCP_NOTSENT_LOWAT` of the senders, bytes (tcp(7)): the application
+/// keeps at most about this much unsent data in the socket, so a flow that
+/// stops at `stop_s` sends little after it, as the simulator's flow, whose
+/// application stops offering data then.
+const NOTSENT_LOWAT: i32 = 128 << 10;
+/// `TCP_NOTSENT_LOWAT` (include/uapi/linux/tcp.h).
+const TCP_NOTSENT_LOWAT: i32 = 25;
 
 /// What a flow's threads share with the sampler and the run.
 #[derive(Debug)]
@@ -187,6 +194,13 @@ fn connect(i: usize, f: &FlowConfig) -> Result<OwnedFd> {
             return Err(Error::os(format!("flow {i}: sender bind {a}")));
         }
     }
+    sys::setsockopt(
+        fd,
+        libc::IPPROTO_TCP,
+        TCP_NOTSENT_LOWAT,
+        &NOTSENT_LOWAT,
+        "TCP_NOTSENT_LOWAT",
+    )?;
     sys::set_timeout(fd, libc::SO_SNDTIMEO, CONNECT_TIMEOUT_MS, "connect timeout")?;
     let sa = sys::sockaddr_in(f.receiver_addr, f.port);
     // SAFETY: sa is a valid sockaddr_in.

@@ -44,7 +44,7 @@ pub struct FlowTotals {
     pub data_received: u64,
     /// Smallest RTT the sender measured, s.
     pub min_rtt_s: Option<f64>,
-    /// Congestion window when the sender stopped, segments.
+    /// Congestion window at the end, segments.
     pub final_cwnd: f64,
     /// What went wrong, if anything.
     pub error: Option<String>,
@@ -185,12 +185,13 @@ fn orchestrate(
     }
     let interrupted = now_ns() < end;
     let ended = now_ns().saturating_sub(t0) as f64 / 1e9;
-    // Final TCP_INFO of senders still writing, before stopping them.
+    // Every sender's TCP_INFO at the end (a stopped flow may have sent what
+    // it had written after its stop), before stopping the threads.
     let snd_at_end: Vec<Option<TcpInfo>> = shared
         .iter()
         .map(|f| {
             let fd = f.snd_fd.load(Ordering::SeqCst);
-            (fd >= 0 && !f.stopped.load(Ordering::SeqCst))
+            (fd >= 0)
                 .then(|| TcpInfo::read(fd).ok().map(|x| x.0))
                 .flatten()
         })
@@ -227,7 +228,7 @@ fn orchestrate(
     }
     let mut totals = Vec::new();
     for (f, at_end) in shared.iter().zip(snd_at_end) {
-        let snd = f.final_snd.lock().expect("not poisoned").or(at_end);
+        let snd = at_end.or(*f.final_snd.lock().expect("not poisoned"));
         let rcv = *f.final_rcv.lock().expect("not poisoned");
         let ns_s = |v: u64| (v > 0).then(|| v as f64 / 1e9);
         totals.push(FlowTotals {
