@@ -63,6 +63,8 @@ class Dumbbell:
 
     hosts: int
     bottleneck: Bottleneck
+    #: R2->R1, when it differs (a BDP buffer follows the flows crossing each direction).
+    reverse_bottleneck: Bottleneck | None = None
     tcp_mem_bytes: int = MIN_TCP_MEM
     prefix: str = field(default_factory=new_prefix)
     facts: dict[str, Any] = field(default_factory=dict)
@@ -141,11 +143,10 @@ class Dumbbell:
         for ns, devs in ((left, ["eth0"]), (router, ["left0", "right0"]), (wire, ["wr", "wh"]), (right, ["eth0"])):
             offloads += json.loads(_core.testbed_disable_offloads(ns, devs))
         self.facts["offloads_still_on"] = [f"{o['ifname']}:{o['feature']}" for o in offloads if o["on"]]
-        for dev in ("right0", "left0"):
-            self._bottleneck_qdisc(router, dev)
+        self._bottleneck_qdisc(router, "right0", self.bottleneck)
+        self._bottleneck_qdisc(router, "left0", self.reverse_bottleneck or self.bottleneck)
 
-    def _bottleneck_qdisc(self, ns: str, dev: str) -> None:
-        b = self.bottleneck
+    def _bottleneck_qdisc(self, ns: str, dev: str, b: Bottleneck) -> None:
         rate = f"{round(b.rate_bps)}bit"
         iproute.tc(ns, "qdisc", "add", "dev", dev, "root", "handle", "1:", "htb", "default", "10")
         iproute.tc(ns, "class", "add", "dev", dev, "parent", "1:", "classid", "1:10", "htb",

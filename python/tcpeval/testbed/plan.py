@@ -83,6 +83,7 @@ class Plan:
 
     flows: list[FlowPlan]
     bottleneck: Bottleneck
+    reverse_bottleneck: Bottleneck
     loss: float
     reverse_loss: float
     flow_period_s: float
@@ -99,9 +100,12 @@ class Plan:
 
     def tcp_mem_bytes(self) -> int:
         """Socket buffer maximum: four times the largest BDP plus the buffer."""
-        b = self.bottleneck
-        buf = b.buffer_bytes if b.buffer_bytes is not None else (b.buffer_pkts or 0) * 1514
-        bdp = b.rate_bps / 8 * max(f.rtt_s for f in self.flows)
+        buf = max(
+            b.buffer_bytes if b.buffer_bytes is not None else (b.buffer_pkts or 0) * (1500 + ETH_HEADER)
+            for b in (self.bottleneck, self.reverse_bottleneck)
+        )
+        rate = max(self.bottleneck.rate_bps, self.reverse_bottleneck.rate_bps)
+        bdp = rate / 8 * max(f.rtt_s for f in self.flows)
         return max(MIN_TCP_MEM, int(4 * (bdp + buf)))
 
     def run_config(self, d: Dumbbell) -> dict[str, Any]:
@@ -150,14 +154,23 @@ class Plan:
         }
 
 
+def _bottleneck(link: dict[str, Any]) -> Bottleneck:
+    """One direction of the simulator's resolved bottleneck (buffer in packets or bytes)."""
+    by_bytes = link["buffer_bytes"] is not None
+    return Bottleneck(
+        rate_bps=float(link["rate_bps"]),
+        buffer_pkts=None if by_bytes else int(link["buffer"]),
+        buffer_bytes=int(link["buffer_bytes"]) if by_bytes else None,
+    )
+
+
 def plan(sc: Scenario) -> Plan:
     """Maps ``sc`` onto the testbed; :class:`ScenarioError` names what it cannot run."""
     data = sc.data
     check_supported(data)
     raw = _core.Simulation(sc.to_json()).finish()  # the simulator's resolution, nothing simulated
     sim_flows, links = raw["flows"], raw["links"]
-    core = links[0]
-    assert core["name"] == "R1->R2", "the simulator's dumbbell lists its bottleneck first"
+    assert [x["name"] for x in links[:2]] == ["R1->R2", "R2->R1"], "the simulator lists the bottleneck first"
     specs = data["flows"]
     flows = [
         FlowPlan(
@@ -177,11 +190,8 @@ def plan(sc: Scenario) -> Plan:
     b = data["topology"]["bottleneck"]
     return Plan(
         flows=flows,
-        bottleneck=Bottleneck(
-            rate_bps=float(core["rate_bps"]),
-            buffer_pkts=None if core["buffer_bytes"] is not None else int(core["buffer"]),
-            buffer_bytes=None if core["buffer_bytes"] is None else int(core["buffer_bytes"]),
-        ),
+        bottleneck=_bottleneck(links[0]),
+        reverse_bottleneck=_bottleneck(links[1]),
         loss=float(b["loss"]),
         reverse_loss=float(b["reverse_loss"]),
         flow_period_s=float(data["probes"]["flow_period_ms"]) / 1e3,

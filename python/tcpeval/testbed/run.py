@@ -81,8 +81,12 @@ def run_linux(
     host.check_algorithms(p.algorithms)
     show = sys.stderr.isatty() if progress is None else progress
     facts = host.facts()
-    with _sigterm_as_interrupt(), Dumbbell(hosts=len(p.flows), bottleneck=p.bottleneck,
-                                           tcp_mem_bytes=p.tcp_mem_bytes()) as d:  # fmt: skip
+    with _sigterm_as_interrupt(), Dumbbell(
+        hosts=len(p.flows),
+        bottleneck=p.bottleneck,
+        reverse_bottleneck=p.reverse_bottleneck,
+        tcp_mem_bytes=p.tcp_mem_bytes(),
+    ) as d:
         busy0, total0 = host.cpu_times()
         started = time.perf_counter()
         run = _core.TestbedRun(json.dumps(p.run_config(d)))
