@@ -25,6 +25,9 @@ pub struct RunConfig {
     pub flows: Vec<FlowConfig>,
     /// Qdiscs to sample into the queue series.
     pub queues: Vec<QueueConfig>,
+    /// Run every thread (delay line, sampler, senders, receivers) with
+    /// real-time priority (see [`crate::sched`]).
+    pub realtime: bool,
 }
 
 /// The delay line: a namespace with two interfaces that it bridges.
@@ -39,9 +42,6 @@ pub struct WireConfig {
     pub host_side: String,
     /// Seed of the random-loss generators.
     pub seed: u64,
-    /// Give the delay-line threads real-time priority (`SCHED_FIFO`), so
-    /// the senders' CPU load does not make them late.
-    pub realtime: bool,
     /// Per-address delay and loss; frames of other addresses (ARP) cross
     /// without delay.
     pub classes: Vec<WireClass>,
@@ -169,8 +169,8 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let base = r#"{"duration_s": 1, "flow_period_s": 0.01, "queue_period_s": 0.01, "queues": [],
-            "wire": {"netns": "w", "router_side": "a", "host_side": "b", "seed": 1, "realtime": false,
+        let base = r#"{"duration_s": 1, "flow_period_s": 0.01, "queue_period_s": 0.01, "queues": [], "realtime": false,
+            "wire": {"netns": "w", "router_side": "a", "host_side": "b", "seed": 1,
                      "classes": [{"addr": "10.0.2.10", "delay_s": 0.05, "loss_to_hosts": LOSS, "loss_to_router": 0}]},
             "flows": []}"#;
         assert!(RunConfig::from_json(&base.replace("LOSS", "0.01")).is_ok());

@@ -13,7 +13,7 @@ use crate::clock::{now_ns, sleep_until};
 use crate::config::FlowConfig;
 use crate::error::{Error, Result};
 use crate::tcp_info::TcpInfo;
-use crate::{netns, sys};
+use crate::{netns, sched, sys};
 
 /// Bytes per `write(2)` of a sender.
 const WRITE_CHUNK: usize = 1 << 20;
@@ -122,7 +122,10 @@ pub fn listen(i: usize, f: &FlowConfig) -> Result<OwnedFd> {
 
 /// The receiver: accepts one connection on `listener` and reads until the
 /// sender's FIN or `stop`.
-pub fn receive(listener: OwnedFd, shared: Arc<FlowShared>, stop: Arc<AtomicBool>) {
+pub fn receive(listener: OwnedFd, shared: Arc<FlowShared>, stop: Arc<AtomicBool>, realtime: bool) {
+    if realtime {
+        sched::set_realtime(sched::HOSTS);
+    }
     let fd: RawFd = loop {
         if stop.load(Ordering::Relaxed) {
             return;
@@ -223,7 +226,17 @@ fn connect(i: usize, f: &FlowConfig) -> Result<OwnedFd> {
 
 /// The sender: from `t0_ns + start_s` to its stop (or the run's end)
 /// writes as fast as TCP takes the data.
-pub fn send(i: usize, f: FlowConfig, t0_ns: u64, shared: Arc<FlowShared>, stop: Arc<AtomicBool>) {
+pub fn send(
+    i: usize,
+    f: FlowConfig,
+    t0_ns: u64,
+    shared: Arc<FlowShared>,
+    stop: Arc<AtomicBool>,
+    realtime: bool,
+) {
+    if realtime {
+        sched::set_realtime(sched::HOSTS);
+    }
     if let Err(e) = netns::enter(&f.sender_netns) {
         shared.fail(e);
         return;

@@ -31,6 +31,7 @@ pub mod offload;
 pub mod qdisc_stats;
 pub mod run;
 pub mod sampler;
+pub mod sched;
 pub mod sys;
 pub mod tcp_info;
 

@@ -116,7 +116,7 @@ pub fn start(cfg: RunConfig) -> Result<Handle> {
     let wire = cfg
         .wire
         .as_ref()
-        .map(|w| DelayLine::start(w, stop.clone()))
+        .map(|w| DelayLine::start(w, cfg.realtime, stop.clone()))
         .transpose()?;
     let finish_wire = |wire: Option<DelayLine>, stop: &AtomicBool| {
         stop.store(true, Ordering::SeqCst);
@@ -163,12 +163,15 @@ fn orchestrate(
         .iter()
         .map(|_| Arc::new(FlowShared::default()))
         .collect();
+    let rt = cfg.realtime;
     let mut threads = Vec::new();
     for (i, (f, l)) in cfg.flows.iter().zip(listeners).enumerate() {
         let (sh, st) = (shared[i].clone(), stop.clone());
-        threads.push(std::thread::spawn(move || flows::receive(l, sh, st)));
+        threads.push(std::thread::spawn(move || flows::receive(l, sh, st, rt)));
         let (sh, st, fc) = (shared[i].clone(), stop.clone(), f.clone());
-        threads.push(std::thread::spawn(move || flows::send(i, fc, t0, sh, st)));
+        threads.push(std::thread::spawn(move || {
+            flows::send(i, fc, t0, sh, st, rt)
+        }));
     }
     let schedule = Schedule {
         flow_period_ns: (cfg.flow_period_s * 1e9) as u64,
@@ -177,7 +180,7 @@ fn orchestrate(
         duration_ns,
     };
     let (sh, st) = (shared.clone(), stop.clone());
-    let sampler = std::thread::spawn(move || sampler::run(schedule, sh, readers, st));
+    let sampler = std::thread::spawn(move || sampler::run(schedule, sh, readers, st, rt));
     // Wait for the end in short steps so a stop request is seen.
     let end = t0 + duration_ns;
     while !stop.load(Ordering::SeqCst) && now_ns() < end {

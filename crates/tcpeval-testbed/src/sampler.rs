@@ -84,8 +84,12 @@ pub fn run(
     flows: Vec<Arc<FlowShared>>,
     mut queues: Vec<(u32, QdiscReader)>,
     stop: Arc<AtomicBool>,
+    realtime: bool,
 ) -> (Samples, Vec<(u32, QdiscReader)>) {
     crate::clock::tight_timer_slack();
+    if realtime {
+        crate::sched::set_realtime(crate::sched::SAMPLER);
+    }
     let mut out = Samples::default();
     let next = |k: u64, p: u64| if p == 0 { u64::MAX } else { k * p };
     let (mut kf, mut kq) = (0u64, 0u64);

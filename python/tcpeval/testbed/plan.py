@@ -130,12 +130,14 @@ class Plan:
             "duration_s": self.duration_s,
             "flow_period_s": self.flow_period_s,
             "queue_period_s": self.queue_period_s,
+            # Real-time priority for every thread of the run: on a shared
+            # machine the run should measure TCP, not the other processes.
+            "realtime": True,
             "wire": {
                 "netns": d.ns("wire"),
                 "router_side": "wr",
                 "host_side": "wh",
                 "seed": self.seed,
-                "realtime": True,
                 "classes": [
                     {
                         "addr": d.host_addr(f.index),
