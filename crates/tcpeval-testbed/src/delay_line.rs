@@ -57,6 +57,9 @@ pub struct DirectionStats {
     pub socket_drops: u64,
     /// Frames whose sending failed.
     pub send_errors: u64,
+    /// Longest time between two rounds of the loop, us: a stall of the
+    /// thread (preemption, real-time throttling) shows here.
+    pub max_round_gap_us: f64,
     /// Whether `SCHED_FIFO` was granted.
     pub realtime: bool,
     /// Lateness of the frames sent on.
@@ -206,7 +209,11 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
         if now_ns() < woke + WAKE_QUANTUM_NS {
             crate::clock::sleep_until(woke + WAKE_QUANTUM_NS);
         }
-        woke = now_ns();
+        let t = now_ns();
+        if woke > 0 {
+            stats.max_round_gap_us = stats.max_round_gap_us.max((t - woke) as f64 / 1e3);
+        }
+        woke = t;
         // Send every frame that is due.
         let mut next_due = u64::MAX;
         for (c, q) in queues.iter_mut().enumerate() {
