@@ -1,6 +1,6 @@
 """The ``tcpeval`` command line: ``run`` (``--backend linux`` on the host's kernel),
 ``algorithms``, ``platforms``, ``tcp-options``, ``bench``, ``reproduce``, ``study run``,
-``report``, ``results query`` and ``testbed cleanup``."""
+``report``, ``results query``, ``validate`` and ``testbed cleanup``."""
 
 from __future__ import annotations
 
@@ -68,6 +68,22 @@ def _print_backend(facts: dict[str, Any]) -> None:
     )
     for e in facts.get("flow_errors", []):
         print(f"  error: {e}")
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from tcpeval.scenario import load_scenario
+    from tcpeval.testbed.validate import validate, write_report
+
+    sc = load_scenario(args.scenario)
+    if args.duration is not None:
+        sc = sc.replace(duration_s=args.duration)
+    v = validate(sc, args.reps, progress=not args.quiet)
+    out = args.out or Path("tcpeval-results") / f"validate-{sc.name or Path(args.scenario).stem}"
+    page = write_report(v, out)
+    with pd.option_context("display.width", 160, "display.precision", 4):
+        print(v.table().to_string(index=False))
+    print(f"report: {page}")
+    return 0
 
 
 def _cmd_testbed_cleanup(args: argparse.Namespace) -> int:
@@ -327,6 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _memory_option(r)
     r.set_defaults(func=_cmd_run)
+
+    va = sub.add_parser("validate", help="one scenario on the simulator and on this host's kernel, side by side")
+    va.add_argument("scenario", type=Path, help="scenario TOML file (what --backend linux supports)")
+    va.add_argument("--reps", type=_workers, default=3, help="kernel repetitions (default 3)")
+    va.add_argument("--duration", type=float, help="override the scenario's duration_s")
+    va.add_argument("--out", type=Path, help="report directory (default tcpeval-results/validate-NAME)")
+    va.add_argument("--quiet", action="store_true", help="no progress bar")
+    va.set_defaults(func=_cmd_validate)
 
     tb = sub.add_parser("testbed", help="the real-Linux testbed (docs/testbed.md)")
     tb_sub = tb.add_subparsers(dest="testbed_command", required=True)
