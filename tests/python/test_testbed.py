@@ -306,3 +306,55 @@ def test_unavailable_algorithm_creates_nothing() -> None:
     with pytest.raises(TestbedError, match=rf"flows\[0\].algorithm: the kernel offers no congestion control '{missing}'"):
         run_linux(transfer(flows=[{"algorithm": missing, "rtt_ms": 40}]), progress=False)
     assert set(names.namespaces()) == before
+
+
+# ---------------------------------------------------------------- tcpeval validate
+
+
+def test_matched_scenario_serves_linux_frames_at_the_same_packet_rate() -> None:
+    from tcpeval.testbed.validate import matched_scenario
+
+    sc = load_scenario(transfer(topology={"kind": "dumbbell", "bottleneck": {
+        "rate_mbps": 100, "delay_ms": 5, "buffer": {"bytes": 151400}}}))  # fmt: skip
+    m = matched_scenario(sc)
+    assert m.data["packet_size"] == 1488 and m.data["platform"] == "linux"
+    b = m.data["topology"]["bottleneck"]
+    # 100 Mbit/s of 1514-byte frames = 8256.3 frames/s = the simulator's 1488-byte packets at 98.28 Mbit/s.
+    assert b["rate_mbps"] * 1e6 / (8 * 1488) == pytest.approx(100e6 / (8 * 1514))
+    assert b["buffer"] == {"bytes": 148800}  # 100 frames of 1514 bytes -> 100 packets of 1488
+
+
+def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
+    """With the simulator standing in for the kernel, every metric agrees
+    exactly and the repetitions have no spread: the comparison's plumbing."""
+    from tcpeval.simulate import run
+    from tcpeval.testbed.validate import matched_scenario, validate, write_report
+
+    sc = load_scenario(transfer(duration_s=20.0, flows=[{"algorithm": "reno", "rtt_ms": 40, "count": 2}]))
+    v = validate(sc, 2, progress=False, run_kernel=lambda s, progress: run(matched_scenario(s), progress=False))
+    t = v.table().set_index("metric")
+    assert set(t.index) >= {"goodput_mbps[0]", "goodput_mbps[1]", "window_reductions[1]", "drops", "mean_queue_pkts"}
+    assert t.loc["window_reductions[0]", "sim"] > 0 and t.loc["drops", "sim"] > 0
+    assert (t["kernel_sd"].dropna() == 0).all()
+    assert (t["diff_pct"].dropna() == 0).all()
+    page = write_report(v, tmp_path / "v")
+    assert page.exists() and (tmp_path / "v" / "cwnd.png").stat().st_size > 0
+    assert "window_reductions[0]" in page.read_text()
+
+
+def test_reductions_are_the_ssthresh_changes() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from tcpeval.testbed.validate import reductions
+
+    class R:
+        flow_series = pd.DataFrame(
+            {
+                "time": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+                "flow": [0, 0, 0, 0, 0, 0],
+                "ssthresh": [np.inf, np.inf, 50.0, 50.0, 35.0, 35.0],
+            }
+        )
+
+    assert list(reductions(R(), 0)) == [0.2, 0.4]  # type: ignore[arg-type]
