@@ -142,11 +142,21 @@ def plot_cwnd(v: Validation, path: Path) -> None:
 
 
 def write_report(v: Validation, out: Path) -> Path:
-    """``out/validation.csv``, ``out/cwnd.png`` and ``out/index.html``; the page's path."""
+    """``out/validation.csv``, ``out/cwnd.png``, ``out/index.html`` and every
+    run's tables under ``out/runs/`` (``sim``, ``kernel-1`` ...); the page's path."""
+    from tcpeval.store import save_run
+
     out.mkdir(parents=True, exist_ok=True)
+    save_run(v.sim, out / "runs" / "sim")
+    for k, r in enumerate(v.kernel, start=1):
+        save_run(r, out / "runs" / f"kernel-{k}")
     t = v.table()
+    per_rep = pd.DataFrame([run_metrics(r) for r in v.kernel]).T
+    per_rep.columns = [f"kernel_{k}" for k in range(1, len(v.kernel) + 1)]
+    t = t.merge(per_rep, left_on="metric", right_index=True, how="left")
     t.to_csv(out / "validation.csv", index=False)
     plot_cwnd(v, out / "cwnd.png")
+    heads = "".join(f"<th>kernel {k}</th>" for k in range(1, len(v.kernel) + 1))
     facts = v.kernel[0].backend
     late = facts.get("delay_line", {}).get("lateness", {})
     rows = "".join(
@@ -161,7 +171,7 @@ td:first-child{{text-align:left}}</style></head><body>
 (packet size {SIM_PACKET}, MSS {LINUX_MSS}, bottleneck rate x {SIM_PACKET}/{LINUX_FRAME}).
 Delay-line lateness (first repetition): p50 {late.get("p50_us", 0):.0f} us, p99 {late.get("p99_us", 0):.0f} us,
 max {late.get("max_us", 0):.0f} us; CPU busy {facts.get("cpu_busy_fraction", 0):.0%}.</p>
-<table><tr><th>metric</th><th>simulator</th><th>kernel mean</th><th>kernel sd</th><th>diff %</th></tr>{rows}</table>
+<table><tr><th>metric</th><th>simulator</th><th>kernel mean</th><th>kernel sd</th><th>diff %</th>{heads}</tr>{rows}</table>
 <p><img src="cwnd.png" alt="cwnd of the simulator and the kernel" style="max-width:100%"></p>
 </body></html>
 """
