@@ -138,7 +138,7 @@ class Dumbbell:
         for ns in (left, right):
             iproute.sysctl(ns, host_sysctls)
         iproute.sysctl(router, {"net.ipv4.ip_forward": "1"})
-        self.facts["sysctls"] = {k: v for k, v in host_sysctls.items()}
+        self.facts["sysctls"] = dict(host_sysctls)
         offloads = []
         for ns, devs in ((left, ["eth0"]), (router, ["left0", "right0"]), (wire, ["wr", "wh"]), (right, ["eth0"])):
             offloads += json.loads(_core.testbed_disable_offloads(ns, devs))

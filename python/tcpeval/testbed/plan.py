@@ -13,7 +13,6 @@ the scenario, so they are declared once.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,8 +201,3 @@ def plan(sc: Scenario) -> Plan:
         seed=sc.seed,
         sim_tables={"flows": sim_flows, "links": links[:2]},
     )
-
-
-def describe(p: Plan) -> str:
-    """One line per flow, for messages."""
-    return json.dumps([f.__dict__ for f in p.flows])

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -52,7 +53,7 @@ UNOBSERVED = ("fast_retransmits", "undos", "data_dropped", "acks_dropped", "data
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM raises KeyboardInterrupt meanwhile, so it tears the testbed down too."""
-    if sys.modules["threading"].current_thread() is not sys.modules["threading"].main_thread():
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
 

@@ -40,7 +40,6 @@ def matched_scenario(sc: Scenario) -> Scenario:
     """``sc`` for the simulator, matched to the kernel (see the module doc)."""
     data = copy.deepcopy(sc.data)
     data["packet_size"] = SIM_PACKET
-    data.setdefault("platform", "linux")
     if data.get("platform") is None:
         data["platform"] = "linux"
     b = data["topology"]["bottleneck"]
