@@ -241,10 +241,12 @@ def test_cleanup_after_an_exception_inside_the_run() -> None:
 
 
 def _start_cli_run(tmp_path: Path, duration_s: float) -> subprocess.Popen[str]:
+    """A CLI run with a flow from the start and one that starts near the end."""
     sc = tmp_path / "long.toml"
     sc.write_text(
         f'duration_s = {duration_s}\n[topology]\nkind = "dumbbell"\n'
         'bottleneck = { rate_mbps = 20, delay_ms = 5 }\n[[flows]]\nalgorithm = "reno"\nrtt_ms = 30\n'
+        f'[[flows]]\nalgorithm = "cubic"\nrtt_ms = 30\nstart_s = {duration_s - 2}\n'
     )
     return subprocess.Popen(
         [sys.executable, "-m", "tcpeval.cli", "run", str(sc), "--backend", "linux", "--quiet"],
@@ -271,7 +273,10 @@ def test_sigint_of_a_run_tears_the_testbed_down(tmp_path: Path) -> None:
     p = _start_cli_run(tmp_path, 30.0)
     _wait_for_namespaces(p)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=20)
+    sent = time.monotonic()
+    _, err = p.communicate(timeout=30)
+    # Promptly, although the second flow's start is 28 s away.
+    assert time.monotonic() - sent < 5, "the run did not stop promptly"
     assert p.returncode == 130, err
     assert _ours(p.pid) == []
 

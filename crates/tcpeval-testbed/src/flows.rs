@@ -241,7 +241,14 @@ pub fn send(
         shared.fail(e);
         return;
     }
-    sleep_until(t0_ns + (f.start_s * 1e9) as u64);
+    // Wait for the start in steps, so a stop request (Ctrl-C) ends the wait.
+    let start = t0_ns + (f.start_s * 1e9) as u64;
+    while now_ns() < start {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        sleep_until(start.min(now_ns() + POLL_MS * 1_000_000));
+    }
     if stop.load(Ordering::Relaxed) {
         return;
     }

@@ -33,8 +33,3 @@ def sysctl(ns: str, settings: dict[str, str]) -> None:
     """Writes ``settings`` (name -> value) inside namespace ``ns``."""
     run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", *(f"{k}={v}" for k, v in settings.items())])
 
-
-def read_sysctl(ns: str, names: Sequence[str]) -> dict[str, str]:
-    """Reads ``names`` inside namespace ``ns``."""
-    out = run(["ip", "netns", "exec", ns, "sysctl", "-n", *names])
-    return dict(zip(names, (line.strip() for line in out.splitlines()), strict=False))
