@@ -40,8 +40,9 @@ SUMMARY = "summary.json"
 
 
 def summary_record(result: RunResult) -> dict[str, Any]:
-    """The JSON summary of a run: scenario, its hash, version, totals."""
-    return {
+    """The JSON summary of a run: scenario, its hash, version, totals (and,
+    for a run on the linux testbed, its ``backend`` facts)."""
+    record = {
         "tcpeval_version": __version__,
         "scenario_hash": result.scenario.hash,
         "seed": result.scenario.seed,
@@ -53,6 +54,9 @@ def summary_record(result: RunResult) -> dict[str, Any]:
         "links": result.link_summary().to_dict(orient="records"),
         "classes": result.class_summary().to_dict(orient="records") if len(result.classes) else [],
     }
+    if result.backend:
+        record["backend"] = result.backend
+    return record
 
 
 def _parquet_bytes(frame: pd.DataFrame) -> bytes:
