@@ -662,8 +662,8 @@ pub fn build_network(sc: &Scenario) -> Result<Network, ScenarioError> {
     build_network_with(sc, &sc.flows, sc.flows.len(), &[])
 }
 
-/// Builds the links, the routes of `flows` (the scenario's own flows
-/// first, `n_explicit` of them, then generated long-lived ones) and of the
+/// Builds the links, the routes of `flows` (the scenario's own flow
+/// entries first, `n_explicit` of them, then generated long-lived ones) and of the
 /// host `groups`, and resolves every buffer.
 ///
 /// A `bdp` buffer is sized from the smallest base RTT of the explicit flows
@@ -697,8 +697,15 @@ pub fn build_network_with(
         }
         min_rtt
     };
-    let explicit = min_rtt_over(&mut net.routes[..n_explicit].iter());
-    let generated = min_rtt_over(&mut net.routes[n_explicit..].iter().chain(net.groups.iter()));
+    // Routes are per flow after `count` expands an entry; `spec` is the entry.
+    let explicit = min_rtt_over(&mut net.routes.iter().filter(|r| r.spec < n_explicit));
+    let generated = min_rtt_over(
+        &mut net
+            .routes
+            .iter()
+            .filter(|r| r.spec >= n_explicit)
+            .chain(net.groups.iter()),
+    );
     let min_rtt: Vec<Time> = explicit
         .iter()
         .zip(&generated)
@@ -753,6 +760,21 @@ mod tests {
         assert_eq!(net.links[net.routes[1].fwd[1] as usize].name, "R2->R1");
         assert_eq!(net.routes[0].rev[1], net.routes[1].fwd[1]);
         // BDP = 500 Mbit/s x 60 ms / 12000 bit = 2500 packets.
+        let core = net.link_id("R1->R2").unwrap() as usize;
+        assert_eq!(net.buffers[core], BufferLimit::Packets(2500));
+    }
+
+    #[test]
+    fn a_bdp_buffer_counts_every_copy_of_a_counted_entry() {
+        // Entries [120 ms x 3, 60 ms]: four routes, the 60 ms one last. The
+        // BDP takes the smallest RTT of all four: 500 Mbit/s x 60 ms = 2500
+        // packets (counting only the first two routes gave 120 ms, 5000).
+        let sc = from_json(&dumbbell_json(
+            r#"{"algorithm": "reno", "rtt_ms": 120, "count": 3}, {"algorithm": "reno", "rtt_ms": 60}"#,
+        ))
+        .unwrap();
+        let net = build_network(&sc).unwrap();
+        assert_eq!(net.routes.len(), 4);
         let core = net.link_id("R1->R2").unwrap() as usize;
         assert_eq!(net.buffers[core], BufferLimit::Packets(2500));
     }
