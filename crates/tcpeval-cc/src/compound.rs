@@ -146,7 +146,7 @@ params! {
             source "draft-sridharan-tcpm-ctcp gamma range [5, 30]";
         /// RTT samples a round needs for the per-RTT update.
         min_rtt_samples: u32 = 3, closed(1.0, 1e6),
-            unit "",
+            unit "RTT samples",
             source "both Linux ports (cntRTT > 2): 3";
         /// Window arithmetic: "float" (paper) or "linux" (integer windows, floored dwnd steps).
         growth: GrowthMode = GrowthMode::Float, unchecked("one of the names in the doc; serde rejects others"),
