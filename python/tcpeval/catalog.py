@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from tcpeval import _core
 
 
 @dataclass(frozen=True)
 class AlgorithmInfo:
-    """One algorithm: registry name, summary, default parameters and their docs."""
+    """One algorithm: registry name, summary, default parameters, and per
+    parameter (in declaration order) its ``name``, ``type``, ``default``,
+    ``range`` (``kind``: closed, open_low, custom or unchecked; ``lo`` and
+    ``hi``, the declared bounds, for the first two; ``text``), ``unit``,
+    ``doc`` and ``source`` (of the default), from the algorithm's
+    ``params!`` declaration."""
 
     name: str
     summary: str
     defaults: dict[str, object]
-    docs: dict[str, str]
+    params: list[dict[str, Any]]
 
 
 def algorithms() -> list[AlgorithmInfo]:

@@ -112,9 +112,18 @@ def _print_catalog(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
 def _cmd_algorithms(args: argparse.Namespace) -> int:
     from tcpeval.catalog import algorithms
 
-    return _print_catalog(
-        algorithms(), args.json, lambda a: [(n, d, a.docs.get(n, "")) for n, d in a.defaults.items()]
-    )
+    algos = algorithms()
+    if args.json:
+        print(json.dumps([a.__dict__ for a in algos], indent=2))
+        return 0
+    for a in algos:
+        print(f"{a.name}: {a.summary}")
+        for p in a.params:
+            kind = f"{p['type']} {p['unit']}".rstrip()
+            print(f"    {p['name']} = {json.dumps(p['default'])}    # {kind}, {p['range']['text']}")
+            print(f"        {p['doc']}")
+            print(f"        source: {p['source']}")
+    return 0
 
 
 def _cmd_platforms(args: argparse.Namespace) -> int:

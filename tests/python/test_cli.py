@@ -7,7 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tcpeval import load_scenario
+import pytest
+
+from tcpeval import ScenarioError, load_scenario
 
 
 def tcpeval_run(path: Path):  # type: ignore[no-untyped-def]
@@ -65,12 +67,42 @@ def test_results_columns_describes_every_column_a_run_has(examples) -> None:
     assert p.returncode == 2 and "tables: flow_series" in p.stderr
 
 
-def test_algorithms_lists_parameters() -> None:
+def test_algorithms_list_every_parameter_with_type_range_unit_doc_and_source() -> None:
     p = tcpeval("algorithms")
-    assert p.returncode == 0
-    assert "reno:" in p.stdout and "beta = 0.5" in p.stdout
-    data = json.loads(tcpeval("algorithms", "--json").stdout)
-    assert any(a["name"] == "reno" for a in data)
+    assert p.returncode == 0, p.stderr
+    assert "reno:" in p.stdout
+    assert "    beta = 0.5    # f64 fraction, (0.0, 1.0]" in p.stdout
+    assert "source: RFC 5681 section 3.1" in p.stdout
+    # A bound that is another parameter is shown by its name.
+    assert "high_window = 83000.0    # f64 packets, (low_window, 1e12]" in p.stdout
+    data = {a["name"]: a for a in json.loads(tcpeval("algorithms", "--json").stdout)}
+    beta = data["reno"]["params"][0]
+    assert beta == {
+        "name": "beta",
+        "type": "f64",
+        "default": 0.5,
+        "range": {"kind": "open_low", "lo": "0.0", "hi": "1.0", "text": "(0.0, 1.0]"},
+        "unit": "fraction",
+        "doc": beta["doc"],
+        "source": beta["source"],
+    }
+    assert "Linux tcp_reno_ssthresh" in beta["source"] and "cwnd" in beta["doc"]
+    growth = data["reno"]["params"][1]
+    assert growth["range"]["kind"] == "unchecked" and growth["range"]["lo"] is None
+    assert growth["default"] == "linux" and growth["unit"] == ""
+    for a in data.values():
+        assert sorted(q["name"] for q in a["params"]) == sorted(a["defaults"]), a["name"]
+        for q in a["params"]:
+            assert q["default"] == a["defaults"][q["name"]]
+            assert q["doc"] and q["source"] and q["range"]["text"], (a["name"], q["name"])
+    # The listed range is the one validation enforces: just past the upper
+    # bound is rejected with the field and range named.
+    delay_shift = next(q for q in data["cubic"]["params"] if q["name"] == "delay_min_shift")
+    assert delay_shift["range"] == {"kind": "closed", "lo": "0.0", "hi": "16.0", "text": "[0.0, 16.0]"}
+    flows = [{"algorithm": "cubic", "params": {"delay_min_shift": 17}}]
+    sc = {"duration_s": 1, "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": 10, "delay_ms": 10}}}
+    with pytest.raises(ScenarioError, match=r"flows\[0\].params.delay_min_shift.*allowed 0 \.\.= 16"):
+        load_scenario({**sc, "flows": flows})
 
 
 def test_platforms_list_every_setting_with_its_source() -> None:

@@ -66,26 +66,48 @@ pub enum AfricaDecrease {
 params! {
     /// TCP-Africa's parameters.
     pub struct AfricaParams for |p| {
+        /// Own-backlog estimate below which the HighSpeed (fast) increase is used.
         alpha: f64 = 1.5, closed(0.0, 1e6),
-            "packets: own-backlog estimate below which the HighSpeed (fast) increase is used (1.5, unconfirmed)";
+            unit "packets",
+            source "King, Baraniuk, Riedi, INFOCOM 2005, value 1.5 recalled from the paper and not confirmed (docs/decisions.md)";
+        /// Weight of a new RTT sample in the avgRTT EWMA.
         rtt_gain: f64 = 0.125, open_low(0.0, 1.0),
-            "weight of a new RTT sample in the avgRTT EWMA (1/8, Linux port)";
-        decrease: AfricaDecrease = AfricaDecrease::Hstcp, unchecked(),
-            "loss response: \"hstcp\" (ssthresh = cwnd (1 - b(cwnd)), Linux port) or \"half\"";
+            unit "fraction",
+            source "Linux port, preserved in tcp_china.c (artt += rtt/8 - artt/8): 1/8";
+        /// Loss response: "hstcp" (ssthresh = cwnd (1 - b(cwnd))) or "half" (cwnd / 2).
+        decrease: AfricaDecrease = AfricaDecrease::Hstcp, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux port, preserved in tcp_china.c (ssthresh = cwnd - cwnd * md / 256): \"hstcp\"";
+        /// HighSpeed Low_Window: Reno behaviour (a = 1, b = 1/2) up to it.
         low_window: f64 = Hstcp::RFC3649.low_window, closed(1.0, 1e9),
-            "packets: HighSpeed Low_Window, Reno behaviour up to it (RFC 3649: 38)";
+            unit "packets",
+            source "RFC 3649 section 5: Low_Window = 38";
+        /// HighSpeed High_Window.
         high_window: f64 = Hstcp::RFC3649.high_window, closed(p.low_window + 1.0, 1e12),
-            "packets: HighSpeed High_Window (RFC 3649: 83000)";
+            unit "packets",
+            source "RFC 3649 section 5: High_Window = 83000";
+        /// Loss rate at low_window.
         low_p: f64 = Hstcp::RFC3649.low_p, open_low(0.0, 1.0),
-            "loss rate per packet at low_window (RFC 3649: 1e-3)";
+            unit "loss rate per packet",
+            source "RFC 3649 section 5: Low_P = 1e-3";
+        /// Loss rate at high_window.
         high_p: f64 = Hstcp::RFC3649.high_p, open_low(0.0, p.low_p),
-            "loss rate per packet at high_window (RFC 3649: 1e-7)";
+            unit "loss rate per packet",
+            source "RFC 3649 section 5: High_P = 1e-7";
+        /// Fraction of cwnd removed on a loss at high_window.
         high_decrease: f64 = Hstcp::RFC3649.high_decrease, open_low(0.0, 0.5),
-            "fraction of cwnd removed on loss at high_window (RFC 3649: 0.1)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)";
-        per_ack_increase: bool = true, unchecked(),
-            "fast-mode increase a(w)/w once per ACK, whatever it acks (Linux port, on); off: per packet acked";
+            unit "fraction",
+            source "RFC 3649 section 5: High_Decrease = 0.1";
+        /// Window arithmetic: "linux" (integer cwnd plus a counter of packets acked) or "float"
+        /// (fractional cwnd). "float" is ns-2's form.
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "project choice: Linux integer arithmetic (tcp_cong_avoid_ai in net/ipv4/tcp_cong.c)";
+        /// Fast-mode increase a(w)/w added once per ACK, whatever it acks; off: per packet
+        /// acked.
+        per_ack_increase: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux port as in tcp_highspeed.c hstcp_cong_avoid (adds ai + 1 per call): on";
     }
 }
 

@@ -61,28 +61,51 @@ use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb,
 params! {
     /// BIC's parameters.
     pub struct BicParams for |p| {
+        /// Fraction of cwnd kept after a loss: ssthresh = max(floor(beta cwnd), 2).
         beta: f64 = 0.8, open_low(0.0, 1.0),
-            "fraction of cwnd kept after a loss (Linux 819/1024 ~ 0.8)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_bic.c beta = 819 (/1024, ~0.8); 0.8 here (set 0.7998046875 for the kernel's rounding)";
+        /// S_max, the largest increase per RTT.
         max_increment: u32 = 16, closed(1.0, 1e9),
-            "S_max, largest increase per RTT, packets (Linux 16; paper 32)";
+            unit "packets per RTT",
+            source "Linux tcp_bic.c max_increment = 16 (the paper uses 32)";
+        /// S_min, the smallest increase per RTT near W_max; gives smooth_part =
+        /// floor(ln(1/S_min) / ln(B/(B-1)) + B).
         s_min: f64 = 0.01, open_low(0.0, 1.0),
-            "S_min, smallest increase per RTT near W_max, packets; smooth_part = floor(ln(1/S_min)/ln(B/(B-1)) + B) (0.01 -> 20)";
+            unit "packets per RTT",
+            source "Linux tcp_bic.c smooth_part = 20 and its module description of the formula: S_min = 0.01 gives 20";
+        /// B, the binary-search divisor: 1/B of the distance to W_max per RTT.
         b: u32 = 4, closed(2.0, 1e6),
-            "B, binary-search divisor: 1/B of the distance to W_max per RTT (Linux 4)";
+            unit "",
+            source "Linux tcp_bic.c BICTCP_B = 4";
+        /// Reno increase at or below this window.
         low_window: u32 = 14, closed(0.0, 1e9),
-            "Reno at or below this window, packets (14)";
-        fast_convergence: bool = true, unchecked(),
-            "W_max = cwnd (1 + beta)/2 after a loss below the previous W_max (on)";
-        ackratio_comp: bool = true, unchecked(),
-            "divide cnt by the packets-per-ACK estimate as Linux does (on)";
+            unit "packets",
+            source "Linux tcp_bic.c low_window = 14";
+        /// After a loss below the previous W_max set W_max = cwnd (1 + beta) / 2.
+        fast_convergence: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_bic.c fast_convergence = 1";
+        /// Divide cnt by the packets-per-ACK estimate (delayed_ack).
+        ackratio_comp: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_bic.c bictcp_update and bictcp_acked: on";
+        /// Initial ssthresh; 0 leaves the sender's unchanged.
         initial_ssthresh: f64 = 0.0, closed(0.0, 1e12),
-            "initial ssthresh, packets; 0 = unchanged (Linux 0; 2.6.1x 100)";
+            unit "packets",
+            source "Linux tcp_bic.c initial_ssthresh = 0 (2.6.1x kernels used 100)";
+        /// Largest cnt (packets acked per +1 packet) before the first loss.
         no_loss_max_cnt: u32 = 20, closed(1.0, 1e9),
-            "largest cnt (packets per +1) before the first loss (20)";
+            unit "packets",
+            source "Linux tcp_bic.c bictcp_update (ca->cnt capped at 20 while last_max_cwnd = 0)";
+        /// cnt is kept this long while cwnd is unchanged.
         update_interval_s: f64 = 1.0 / 32.0, closed(0.0, 1e6),
-            "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)";
-        growth_26: bool = false, unchecked(),
-            "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)";
+            unit "s",
+            source "Linux tcp_bic.c bictcp_update (HZ / 32)";
+        /// 2.6-era counter: +1 packet per cnt + 1 ACKs.
+        growth_26: bool = false, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_cong_avoid_ai before 3.19; off (modern kernels)";
     }
 }
 

@@ -95,34 +95,63 @@ pub enum CompoundLossSplit {
 params! {
     /// Compound TCP's parameters.
     pub struct CompoundParams for |p| {
+        /// Delay-window increase factor: dwnd += alpha win^k - 1 per RTT.
         alpha: f64 = 0.125, open_low(0.0, 1e3),
-            "delay-window increase factor, dwnd += alpha*win^k - 1 per RTT (paper 1/8)";
+            unit "",
+            source "Tan et al., INFOCOM 2006: alpha = 1/8 (Linux port TCP_COMPOUND_ALPHA shift 3)";
+        /// Fraction of the total window removed on a loss.
         beta: f64 = 0.5, open_low(0.0, 1.0),
-            "fraction of the total window removed on a loss (paper 1/2)";
+            unit "fraction",
+            source "Tan et al., INFOCOM 2006: beta = 1/2";
+        /// Exponent of the delay-window increase alpha win^k.
         k: f64 = 0.75, open_low(0.0, 1.0),
-            "exponent of the delay-window increase (paper 3/4)";
+            unit "",
+            source "Tan et al., INFOCOM 2006: k = 3/4 (Linux port: integer 4th root of win^3)";
+        /// Own-backlog target: dwnd grows below it and shrinks above it.
         gamma: f64 = 30.0, closed(0.0, 1e9),
-            "packets: own-backlog target; dwnd grows below it and shrinks above (paper 30)";
+            unit "packets",
+            source "Tan et al., INFOCOM 2006: gamma = 30 (both Linux ports: GAMMA 30)";
+        /// dwnd falls by zeta diff packets per RTT when diff >= gamma.
         zeta: f64 = 1.0, closed(0.0, 1e3),
-            "dwnd falls by zeta*diff packets per RTT when diff >= gamma (paper 1)";
+            unit "",
+            source "Tan et al., INFOCOM 2006: zeta = 1 (Linux ports: ETA 1)";
+        /// Total window below which dwnd = 0 (plain Reno).
         low_window: f64 = 38.0, closed(0.0, 1e9),
-            "packets: total window below which dwnd = 0 (38: CTCP draft, Andrew's port)";
-        loss_split: CompoundLossSplit = CompoundLossSplit::Paper, unchecked(),
-            "\"paper\" (cwnd_l/2, dwnd = win(1-beta) - cwnd_l/2) or \"port\" (Linux port: dwnd kept)";
-        dwnd_in_slow_start: bool = false, unchecked(),
-            "run the per-RTT dwnd update in slow start too (Linux port true, paper false)";
-        gamma_tuning: bool = false, unchecked(),
-            "tune gamma at each loss from 3/4 of the loss window's backlog (draft; off)";
+            unit "packets",
+            source "draft-sridharan-tcpm-ctcp (38 packets at 1500-byte MTU); L. Andrew's port LOW_WINDOW = 38";
+        /// Loss split between the windows: "paper" (cwnd_l / 2, dwnd = win (1 - beta) - cwnd_l
+        /// / 2) or "port" (Linux port: dwnd kept when it fits).
+        loss_split: CompoundLossSplit = CompoundLossSplit::Paper, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Tan et al., INFOCOM 2006 loss rule: \"paper\"; \"port\" is the Castellani/Hemminger port in ns-2.35 TCP-Linux";
+        /// Run the per-RTT dwnd update in slow start too.
+        dwnd_in_slow_start: bool = false, unchecked("true or false"),
+            unit "",
+            source "Tan et al., INFOCOM 2006 and draft-sridharan-tcpm-ctcp (dwnd zero in slow start): off; Castellani's port: on";
+        /// Tune gamma at each loss from 3/4 of the loss window's backlog.
+        gamma_tuning: bool = false, unchecked("true or false"),
+            unit "",
+            source "draft-sridharan-tcpm-ctcp gamma auto-tuning; off by project choice (the paper has none)";
+        /// Gain of the gamma tuning: gamma += lambda (3/4 diff_reno - gamma).
         gamma_lambda: f64 = 0.5, open_low(0.0, 1.0),
-            "gain of the gamma tuning, gamma += lambda*(3/4 diff_reno - gamma) (1/2)";
+            unit "",
+            source "draft-sridharan-tcpm-ctcp lambda = 1/2, as recalled, not re-checked";
+        /// Lower clamp of tuned gamma.
         gamma_min: f64 = 5.0, closed(0.0, 1e9),
-            "packets: lower clamp of tuned gamma (5)";
+            unit "packets",
+            source "draft-sridharan-tcpm-ctcp gamma range [5, 30]";
+        /// Upper clamp of tuned gamma.
         gamma_max: f64 = 30.0, closed(p.gamma_min, 1e9),
-            "packets: upper clamp of tuned gamma (30)";
+            unit "packets",
+            source "draft-sridharan-tcpm-ctcp gamma range [5, 30]";
+        /// RTT samples a round needs for the per-RTT update.
         min_rtt_samples: u32 = 3, closed(1.0, 1e6),
-            "RTT samples a round needs for the per-RTT update (ports: 3)";
-        growth: GrowthMode = GrowthMode::Float, unchecked(),
-            "window arithmetic: \"float\" (paper) or \"linux\" (integer windows, floored dwnd steps)";
+            unit "RTT samples",
+            source "both Linux ports (cntRTT > 2): 3";
+        /// Window arithmetic: "float" (paper) or "linux" (integer windows, floored dwnd steps).
+        growth: GrowthMode = GrowthMode::Float, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "project choice: the paper's real-valued form";
     }
 }
 

@@ -96,66 +96,127 @@ use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgo
 params! {
     /// CUBIC's parameters.
     pub struct CubicParams for |p| {
+        /// C, the scaling constant of W(t) = C (t - K)^3 + W_max.
         c: f64 = 0.4, open_low(0.0, 1e6),
-            "C, packets/s^3 (0.4; Linux 410/1024)";
+            unit "packets/s^3",
+            source "RFC 9438 section 5 (C = 0.4); Linux net/ipv4/tcp_cubic.c bic_scale = 41 (C = 410/1024)";
+        /// Fraction of cwnd kept after a loss (beta_cubic): ssthresh = max(floor(beta cwnd),
+        /// 2).
         beta: f64 = 0.7, open_low(0.0, 0.99),
-            "fraction of cwnd kept after a loss (0.7; Linux 717/1024)";
-        fast_convergence: bool = true, unchecked(),
-            "W_max = cwnd (1 + beta)/2 after a loss below the previous W_max (on)";
-        tcp_friendliness: bool = true, unchecked(),
-            "never grow slower than the Reno-equivalent W_est (on)";
-        hystart: bool = true, unchecked(),
-            "HyStart slow-start exit (Linux on)";
-        hystart_ack_train: bool = true, unchecked(),
-            "HyStart ACK-train detector (on)";
-        hystart_delay: bool = true, unchecked(),
-            "HyStart delay-increase detector (on)";
-        hystart_plus_plus: bool = false, unchecked(),
-            "RFC 9406 HyStart++ in the initial slow start instead of HyStart (off); \
-                  it uses hystart_min_samples and the delay clamp and divisor as N_RTT_SAMPLE, \
-                  MIN/MAX_RTT_THRESH and MIN_RTT_DIVISOR";
+            unit "fraction",
+            source "RFC 9438 section 4.6 (beta_cubic = 0.7); Linux tcp_cubic.c beta = 717 (/1024)";
+        /// After a loss below the previous W_max set W_max = cwnd (1 + beta) / 2.
+        fast_convergence: bool = true, unchecked("true or false"),
+            unit "",
+            source "RFC 9438 section 4.7; Linux tcp_cubic.c fast_convergence = 1";
+        /// Never grow slower than the Reno-equivalent window W_est.
+        tcp_friendliness: bool = true, unchecked("true or false"),
+            unit "",
+            source "RFC 9438 section 4.3; Linux tcp_cubic.c tcp_friendliness = 1";
+        /// HyStart slow-start exit.
+        hystart: bool = true, unchecked("true or false"),
+            unit "",
+            source "Ha and Rhee, \"Taming the Elephants\", 2011; Linux tcp_cubic.c hystart = 1";
+        /// HyStart ACK-train detector.
+        hystart_ack_train: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_cubic.c hystart_detect = HYSTART_ACK_TRAIN | HYSTART_DELAY";
+        /// HyStart delay-increase detector.
+        hystart_delay: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_cubic.c hystart_detect = HYSTART_ACK_TRAIN | HYSTART_DELAY";
+        /// RFC 9406 HyStart++ in the initial slow start instead of HyStart; it uses
+        /// hystart_min_samples, hystart_delay_min_ms, hystart_delay_max_ms and
+        /// hystart_delay_divisor as N_RTT_SAMPLE, MIN_RTT_THRESH, MAX_RTT_THRESH and
+        /// MIN_RTT_DIVISOR.
+        hystart_plus_plus: bool = false, unchecked("true or false"),
+            unit "",
+            source "project choice: off, as Linux tcp_cubic.c (HyStart); RFC 9438 section 4.10 recommends RFC 9406";
+        /// HyStart++ CSS_GROWTH_DIVISOR: Conservative Slow Start grows this much slower than
+        /// slow start.
         hystart_css_growth_divisor: u32 = 4, closed(1.0, 1e6),
-            "HyStart++ CSS_GROWTH_DIVISOR: CSS grows this much slower than slow start (4)";
+            unit "",
+            source "RFC 9406 section 4.3: CSS_GROWTH_DIVISOR = 4";
+        /// HyStart++ CSS_ROUNDS: rounds of Conservative Slow Start before congestion avoidance.
         hystart_css_rounds: u32 = 5, closed(1.0, 1e6),
-            "HyStart++ CSS_ROUNDS: rounds of CSS before congestion avoidance (5)";
+            unit "rounds",
+            source "RFC 9406 section 4.3: CSS_ROUNDS = 5";
+        /// HyStart++ L: the most one ACK adds to cwnd in slow start and CSS.
         hystart_ss_limit: u32 = 8, closed(1.0, 1e9),
-            "HyStart++ L: most packets one ACK adds in slow start and CSS (8, unpaced)";
+            unit "packets",
+            source "RFC 9406 section 4.3: L = 8 for a sender without pacing";
+        /// HyStart runs from this cwnd up.
         hystart_low_window: u32 = 16, closed(0.0, 1e9),
-            "HyStart runs from this cwnd, packets (16)";
+            unit "packets",
+            source "Linux tcp_cubic.c hystart_low_window = 16";
+        /// RTT samples per round before the delay test.
         hystart_min_samples: u32 = 8, closed(0.0, 1e6),
-            "RTT samples per round before the delay test (8)";
+            unit "RTT samples",
+            source "Linux tcp_cubic.c HYSTART_MIN_SAMPLES = 8; RFC 9406 section 4.3 N_RTT_SAMPLE = 8";
+        /// Largest ACK spacing that extends an ACK train.
         hystart_ack_delta_ms: f64 = 2.0, closed(0.0, 1e6),
-            "largest ACK spacing extending an ACK train, ms (2)";
+            unit "ms",
+            source "Linux tcp_cubic.c hystart_ack_delta_us = 2000";
+        /// Lower clamp of the delay threshold.
         hystart_delay_min_ms: f64 = 4.0, closed(0.0, 1e6),
-            "lower clamp of the delay threshold, ms (4)";
-        hystart_delay_max_ms: f64 = 16.0, with { crate::params::check_range("hystart_delay_max_ms", crate::params::AsF64::as_f64(p.hystart_delay_max_ms), p.hystart_delay_min_ms, 1e6)?; },
-            "upper clamp of the delay threshold, ms (16)";
+            unit "ms",
+            source "Linux tcp_cubic.c HYSTART_DELAY_MIN = 4 ms; RFC 9406 section 4.3 MIN_RTT_THRESH = 4 ms";
+        /// Upper clamp of the delay threshold.
+        hystart_delay_max_ms: f64 = 16.0, closed(p.hystart_delay_min_ms, 1e6),
+            unit "ms",
+            source "Linux tcp_cubic.c HYSTART_DELAY_MAX = 16 ms; RFC 9406 section 4.3 MAX_RTT_THRESH = 16 ms";
+        /// Delay threshold = delay_min / divisor, before clamping.
         hystart_delay_divisor: u32 = 8, closed(1.0, 1e6),
-            "delay threshold = delay_min / divisor before clamping (8; Linux <= 5.6: 16)";
+            unit "",
+            source "Linux tcp_cubic.c HYSTART_DELAY_THRESH = delay_min >> 3 (>> 4 up to ~5.6); RFC 9406 section 4.3 MIN_RTT_DIVISOR = 8";
+        /// Initial ssthresh with HyStart off; 0 leaves the sender's unchanged.
         initial_ssthresh: f64 = 0.0, closed(0.0, 1e12),
-            "initial ssthresh with HyStart off, packets; 0 = unchanged (Linux 0)";
+            unit "packets",
+            source "Linux tcp_cubic.c initial_ssthresh = 0";
+        /// Largest cnt (packets acked per +1 packet) before the first loss.
         no_loss_max_cnt: u32 = 20, closed(1.0, 1e9),
-            "largest cnt (packets per +1) before the first loss (20)";
+            unit "packets",
+            source "Linux tcp_cubic.c bictcp_update (cnt capped at 20 while last_max_cwnd = 0)";
+        /// cnt = factor x cwnd when the cubic target is not above cwnd.
         plateau_cnt_factor: u32 = 100, closed(1.0, 1e6),
-            "cnt = factor x cwnd when the cubic target is not above cwnd (100)";
+            unit "",
+            source "Linux tcp_cubic.c bictcp_update (ca->cnt = 100 * cwnd)";
+        /// Smallest cnt (packets acked per +1 packet): 2 allows at most +50% per RTT.
         min_cnt: u32 = 2, closed(1.0, 1e9),
-            "smallest cnt, packets per +1 (2: at most +50% per RTT)";
+            unit "packets",
+            source "Linux tcp_cubic.c bictcp_update (cnt >= 2); RFC 9438 section 4.2 target <= 1.5 cwnd";
+        /// cnt is kept this long while cwnd is unchanged.
         update_interval_s: f64 = 1.0 / 32.0, closed(0.0, 1e6),
-            "cnt kept this long while cwnd is unchanged, s (Linux HZ/32)";
+            unit "s",
+            source "Linux tcp_cubic.c bictcp_update (HZ / 32)";
+        /// RTT samples this soon after an epoch start are ignored for delay_min.
         delay_holdoff_s: f64 = 1.0, closed(0.0, 1e6),
-            "RTT samples this soon after an epoch start are ignored, s (Linux HZ = 1 s)";
-        ackratio_comp: bool = false, unchecked(),
-            "divide cnt by the packets-per-ACK estimate (CUBIC 2.0-2.2, Linux 2.6.16-2.6.25; off)";
+            unit "s",
+            source "Linux tcp_cubic.c bictcp_acked (HZ = 1 s after epoch_start)";
+        /// Divide cnt by the packets-per-ACK estimate.
+        ackratio_comp: bool = false, unchecked("true or false"),
+            unit "",
+            source "CUBIC 2.0-2.2 (Linux 2.6.16-2.6.25 tcp_cubic.c delayed_ack); off as in current tcp_cubic.c";
+        /// S_max cap of CUBIC 2.x per 100 ms of delay_min; 0 = no cap.
         max_increment: u32 = 0, closed(0.0, 1e9),
-            "S_max cap of CUBIC 2.x, packets per 100 ms of delay_min; 0 = none (0; 16 before 2.6.26)";
-        max_increment_above_origin: bool = true, unchecked(),
-            "S_max cap only above the origin, t >= K (CUBIC 2.1-2.2: on); off = always (CUBIC 2.0)";
+            unit "packets",
+            source "current Linux tcp_cubic.c has none: 0 (16 before 2.6.26)";
+        /// Apply the S_max cap only above the origin (t >= K); off: always.
+        max_increment_above_origin: bool = true, unchecked("true or false"),
+            unit "",
+            source "CUBIC 2.1-2.2 tcp_cubic.c bictcp_update: on (CUBIC 2.0: off)";
+        /// Fixed-point shift of delay_min in the S_max cap (0 gives an 8x tighter cap).
         delay_min_shift: u32 = 3, closed(0.0, 16.0),
-            "fixed-point shift of delay_min in the S_max cap (3, CUBIC 2.1+; 0 in CUBIC 2.0: 8x tighter cap)";
-        no_loss_fixed_cnt: bool = false, unchecked(),
-            "before the first loss set cnt = no_loss_max_cnt instead of capping at it (CUBIC 2.x; off)";
-        growth_26: bool = false, unchecked(),
-            "2.6-era counter: +1 packet per cnt + 1 ACKs (Linux before 3.19; off)";
+            unit "",
+            source "CUBIC 2.1+ tcp_cubic.c: 3 (CUBIC 2.0: 0)";
+        /// Before the first loss set cnt = no_loss_max_cnt instead of capping cnt at it.
+        no_loss_fixed_cnt: bool = false, unchecked("true or false"),
+            unit "",
+            source "CUBIC 2.x tcp_cubic.c bictcp_update; off as in current Linux";
+        /// 2.6-era counter: +1 packet per cnt + 1 ACKs.
+        growth_26: bool = false, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_cong_avoid_ai before 3.19; off (modern kernels)";
     }
 }
 

@@ -87,42 +87,75 @@ pub enum AvgRttFilter {
 params! {
     /// FAST TCP's parameters.
     pub struct FastParams for |p| {
+        /// Packets the flow keeps queued at equilibrium.
         alpha: f64 = 100.0, closed(0.0, 1e9),
-            "packets kept queued at equilibrium (ns-2 alpha_; default 100 unconfirmed)";
-        beta: Option<f64> = None, with {
+            unit "packets",
+            source "ns-2 FAST module alpha_; 100 not confirmed (the module's TCL defaults were not found)";
+        /// Upper edge of the no-update queue band; null = alpha (empty band).
+        beta: Option<f64> = None, with("null, or alpha <= beta <= 1e9", {
             if let Some(beta) = p.beta {
                 check_range("beta", beta, p.alpha, 1e9)?;
             }
-        },
-            "upper edge of the no-update queue band, packets; null = alpha (ns-2 sets beta_ = alpha_)";
+        }),
+            unit "packets",
+            source "ns-2 FAST module (beta_ = alpha_)";
+        /// Weight of the new target in each window update.
         gamma: f64 = 0.5, open_low(0.0, 1.0),
-            "weight of the new target per update, (0, 1] (ns-2 and papers 0.5)";
+            unit "fraction",
+            source "Jin, Wei, Low, INFOCOM 2004 window update and the ns-2 constructor: 0.5";
+        /// Period of FAST's update timer and the minimum update spacing.
         update_interval: f64 = 0.01, open_low(0.0, 1e3),
-            "period of FAST's update timer and minimum update spacing, seconds (10 ms; unconfirmed)";
-        every_other_rtt: bool = true, unchecked(),
-            "update only in every other RTT period (ns-2 >= 1.1.3, Linux prototype: true)";
+            unit "s",
+            source "10 ms, not confirmed (ns-2 module)";
+        /// Update only in every other RTT period.
+        every_other_rtt: bool = true, unchecked("true or false"),
+            unit "",
+            source "ns-2 FAST >= 1.1.3 change log (\"as in Linux\") and the Caltech Linux prototype: on";
+        /// Queueing delay below which cwnd grows per ACK (multiplicative increase).
         mi_threshold: f64 = 0.00075, closed(0.0, 1e3),
-            "queueing delay below which cwnd grows per ACK, seconds (0.00075 unconfirmed; fairness study 0.0015)";
-        avg_rtt_filter: AvgRttFilter = AvgRttFilter::Ns2, unchecked(),
-            "avgRTT EWMA weight: \"ns2\" min(scale/cwnd, 1/256) or \"paper\" min(scale/cwnd, 1/4)";
+            unit "s",
+            source "ns-2 FAST module; 0.00075 not confirmed (the fairness study used 0.0015)";
+        /// avgRTT EWMA weight: "ns2" min(scale/cwnd, 1/256) or "paper" min(scale/cwnd, 1/4).
+        avg_rtt_filter: AvgRttFilter = AvgRttFilter::Ns2, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "ns-2 fast_est_update_avgrtt: \"ns2\"";
+        /// Numerator of the EWMA weight scale/cwnd.
         avg_rtt_gain_scale: f64 = 3.0, open_low(0.0, 1e9),
-            "numerator of the EWMA weight scale/cwnd (3)";
+            unit "",
+            source "ns-2 fast_est_update_avgrtt and Jin et al. 2004: 3";
+        /// Largest factor by which one update may grow cwnd.
         max_growth: f64 = 2.0, closed(1.0, 1e9),
-            "largest factor one update may grow cwnd by (paper 2)";
+            unit "",
+            source "Jin, Wei, Low, INFOCOM 2004 window update (min(2w, ...)): 2";
+        /// Smallest window an update sets.
         min_cwnd: f64 = 2.0, closed(1.0, 1e9),
-            "smallest window an update sets, packets (ns-2 2)";
+            unit "packets",
+            source "ns-2 fast_calc_cwnd: 2";
+        /// Fraction of cwnd kept after a loss, for ssthresh and cwnd.
         loss_beta: f64 = 0.5, open_low(0.0, 1.0),
-            "fraction of cwnd kept after a loss, ssthresh and cwnd (ns-2 0.5)";
+            unit "fraction",
+            source "ns-2 FAST dupack_action (halves both): 0.5";
+        /// cwnd after a retransmission timeout.
         rto_cwnd: f64 = 2.0, closed(1.0, 1e9),
-            "cwnd after a retransmission timeout, packets (ns-2 2; standard 1)";
-        pace_increases: bool = true, unchecked(),
-            "spread increases over the next update interval's ACKs (ns-2 true)";
+            unit "packets",
+            source "ns-2 FAST timeout (slowstart_ = 2); RFC 5681 section 3.1 would give 1";
+        /// Spread increases over the next update interval's ACKs.
+        pace_increases: bool = true, unchecked("true or false"),
+            unit "",
+            source "ns-2 FAST module: on";
+        /// baseRTT below which increases are applied at once instead of paced.
         pace_min_base_rtt: f64 = 0.004, closed(0.0, 1e3),
-            "baseRTT below which increases are applied at once, seconds (ns-2 0.004)";
+            unit "s",
+            source "ns-2 FAST module: 0.004";
+        /// baseRTT aging; 0 = never aged.
         base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
-            "baseRTT aging, seconds; 0 = never aged";
-        growth: GrowthMode = GrowthMode::Float, unchecked(),
-            "window arithmetic: \"float\" (ns-2 double) or \"linux\" (integer, fraction carried)";
+            unit "s",
+            source "project choice: 0 (ns-2 and the papers never age it)";
+        /// Window arithmetic: "float" (ns-2 double) or "linux" (integer, the dropped fraction
+        /// carried).
+        growth: GrowthMode = GrowthMode::Float, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "ns-2 high_accuracy_cwnd_ = 2: \"float\"";
     }
 }
 

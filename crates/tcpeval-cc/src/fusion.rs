@@ -79,22 +79,39 @@ pub enum FusionDecision {
 params! {
     /// TCP-Fusion's parameters.
     pub struct FusionParams for |p| {
+        /// Queueing delay defining alpha_F = cwnd d_min / RTT.
         d_min: f64 = 0.004, closed(0.0, 10.0),
-            "seconds: queueing delay defining alpha_F = cwnd*d_min/RTT (4 ms, ns-3 re-implementation)";
+            unit "s",
+            source "Kaneko et al., PFLDnet 2007, as in the ns-3 re-implementation: 4 ms";
+        /// Sets the increase per RTT, W_inc = B d_min_inc / (8 MSS) packets.
         d_min_inc: f64 = 0.001, closed(0.0, 10.0),
-            "seconds: increase per RTT is W_inc = B*d_min_inc/(8*MSS) packets (1 ms)";
+            unit "s",
+            source "ns-3 re-implementation of Kaneko et al. 2007: 1 ms";
+        /// Decrease when diff > decrease_threshold x alpha_F.
         decrease_threshold: f64 = 3.0, closed(1.0, 1e6),
-            "decrease when diff > decrease_threshold*alpha_F (3)";
+            unit "",
+            source "ns-3 re-implementation of Kaneko et al. 2007: 3";
+        /// Smallest fraction of cwnd kept on a loss: max(RTTmin/RTT, beta_min).
         beta_min: f64 = 0.5, open_low(0.0, 1.0),
-            "smallest fraction of cwnd kept on a loss: max(RTTmin/RTT, beta_min) (0.5)";
+            unit "fraction",
+            source "Kaneko et al. 2007 as re-implemented (ns-3): 0.5";
+        /// Tustin bandwidth filter coefficient g in B = g B + (1 - g)/2 (s_k + s_k-1).
         bwe_gain: f64 = 0.9, closed(0.0, 1.0),
-            "Tustin bandwidth filter coefficient, B = g*B + (1-g)/2*(s_k + s_k-1) (0.9)";
-        decision: FusionDecision = FusionDecision::PerRtt, unchecked(),
-            "\"per_rtt\" (round-minimum RTT, default) or \"per_ack\" (latest sample)";
+            unit "",
+            source "Westwood+ Tustin filter (Mascolo et al. 2001) used by Kaneko et al. 2007: 0.9";
+        /// When the mode is decided: "per_rtt" (round-minimum RTT) or "per_ack" (latest
+        /// sample).
+        decision: FusionDecision = FusionDecision::PerRtt, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "ns-3.39 TcpFusion (per RTT), matching the paper's per-RTT wording: \"per_rtt\"";
+        /// RTT samples a round needs for a per-RTT decision.
         min_rtt_samples: u32 = 3, closed(1.0, 1e6),
-            "RTT samples a round needs for a per-RTT decision (3)";
-        growth: GrowthMode = GrowthMode::Float, unchecked(),
-            "window arithmetic: \"float\" (formula form) or \"linux\" (integer + counters)";
+            unit "RTT samples",
+            source "project choice, as Vegas in Linux tcp_vegas.c (cntRTT > 2): 3";
+        /// Window arithmetic: "float" (the formulas) or "linux" (integer cwnd plus counters).
+        growth: GrowthMode = GrowthMode::Float, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "project choice: the paper's real-valued form";
     }
 }
 

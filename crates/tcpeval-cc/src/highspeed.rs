@@ -79,22 +79,39 @@ pub enum HighSpeedMode {
 params! {
     /// HighSpeed TCP's parameters.
     pub struct HighSpeedParams for |p| {
-        mode: HighSpeedMode = HighSpeedMode::Table, unchecked(),
-            "\"table\" (Linux: RFC 3649 App. B table, integer window) or \"formula\" (ns-2, float)";
+        /// Increase and decrease: "table" (RFC 3649 Appendix B table, integer window, as Linux)
+        /// or "formula" (ns-2, floating point).
+        mode: HighSpeedMode = HighSpeedMode::Table, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_highspeed.c hstcp_aimd_vals: \"table\"";
+        /// Low_W: Reno at or below it.
         low_window: f64 = 38.0, closed(1.0, 1e9),
-            "Low_W, packets: Reno at or below it (RFC 3649: 38)";
+            unit "packets",
+            source "RFC 3649 section 5: Low_Window = 38";
+        /// High_W: the window at loss rate High_P.
         high_window: f64 = 83000.0, open_low(p.low_window, 1e12),
-            "High_W, packets: window at loss rate High_P (RFC 3649: 83000)";
+            unit "packets",
+            source "RFC 3649 section 5: High_Window = 83000";
+        /// High_P: the loss rate at High_W.
         high_p: f64 = 1e-7, open_low(0.0, 1.0),
-            "High_P, loss rate at High_W (RFC 3649: 1e-7)";
+            unit "loss rate per packet",
+            source "RFC 3649 section 5: High_P = 1e-7";
+        /// High_Decrease: fraction of cwnd removed on a loss at High_W.
         high_decrease: f64 = 0.1, open_low(0.0, 0.5),
-            "High_Decrease, fraction of cwnd removed on a loss at High_W (RFC 3649: 0.1)";
+            unit "fraction",
+            source "RFC 3649 section 5: High_Decrease = 0.1";
+        /// Low_P: the loss rate at Low_W.
         low_p: f64 = 1e-3, open_low(p.high_p, 1.0),
-            "Low_P, loss rate at Low_W (RFC 3649: 1e-3; ns-2: 1.5/Low_W^2)";
-        per_ack_increase: bool = true, unchecked(),
-            "table mode: add a(w) once per ACK as Linux does (true) or per delivered packet";
+            unit "loss rate per packet",
+            source "RFC 3649 section 5: Low_P = 1e-3 (ns-2 uses 1.5 / Low_W^2)";
+        /// Table mode: add a(w) once per ACK (on) or per delivered packet (off).
+        per_ack_increase: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux tcp_highspeed.c hstcp_cong_avoid (ai + 1 per call): on";
+        /// Upper bound on cwnd.
         max_cwnd: f64 = f64::from(u32::MAX / 128), closed(2.0, f64::MAX),
-            "upper bound on cwnd, packets (Linux 2^32/128 = 33554431)";
+            unit "packets",
+            source "Linux tcp_highspeed.c (cwnd_clamp 2^32 / 128 = 33554431)";
     }
 }
 

@@ -79,42 +79,81 @@ const BI_EWMA_DENOMINATOR: f64 = 4.0;
 params! {
     /// H-TCP's parameters.
     pub struct HtcpParams for |p| {
+        /// Δ_L: Reno-like increase for this long after a congestion event.
         delta_l_s: f64 = 1.0, closed(0.0, 1e6),
-            "Δ_L, s: Reno-like increase for this long after a congestion event (1)";
+            unit "s",
+            source "Linux net/ipv4/tcp_htcp.c (Δ_L = HZ): 1 s; Leith and Shorten, PFLDnet 2004";
+        /// Linear coefficient of α_H(Δ) = 1 + a (Δ - Δ_L) + q (Δ - Δ_L)^2.
         alpha_linear: f64 = 10.0, closed(0.0, 1e6),
-            "α_H(Δ) linear coefficient, 1/s: 1 + a (Δ-Δ_L) + q (Δ-Δ_L)^2 (10)";
+            unit "1/s",
+            source "Linux net/ipv4/tcp_htcp.c htcp_alpha_update: 10";
+        /// Quadratic coefficient of α_H(Δ).
         alpha_quadratic: f64 = 0.25, closed(0.0, 1e6),
-            "α_H(Δ) quadratic coefficient, 1/s^2 (0.25)";
-        integer_alpha: bool = true, unchecked(),
-            "floor α_H before and after RTT scaling as Linux does (true)";
+            unit "1/s^2",
+            source "Linux net/ipv4/tcp_htcp.c htcp_alpha_update: 1/4";
+        /// Floor α_H before and after RTT scaling.
+        integer_alpha: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c htcp_alpha_update (integer arithmetic): on";
+        /// Smallest backoff factor, the fraction of cwnd kept.
         beta_min: f64 = 0.5, open_low(0.0, 1.0),
-            "smallest backoff factor, fraction of cwnd kept (0.5)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_htcp.c BETA_MIN = 1/2";
+        /// Largest backoff factor, the fraction of cwnd kept.
         beta_max: f64 = 0.8, closed(p.beta_min, 1.0),
-            "largest backoff factor (0.8; Linux holds 102/128)";
-        use_bandwidth_switch: bool = true, unchecked(),
-            "backoff beta_min when the epoch throughput changed (Linux on)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_htcp.c BETA_MAX = 102/128; 0.8 here (set 0.796875 to match it bit for bit)";
+        /// Back off by beta_min when the epoch's throughput changed by more than
+        /// throughput_ratio.
+        use_bandwidth_switch: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c use_bandwidth_switch = 1";
+        /// Relative throughput change that trips the bandwidth switch.
         throughput_ratio: f64 = 0.2, closed(0.0, 1e6),
-            "relative throughput change that trips the bandwidth switch (0.2)";
-        use_rtt_scaling: bool = true, unchecked(),
-            "scale α_H by minRTT / rtt_ref_s (Linux on)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_htcp.c htcp_beta_update (between(5 maxB, 4 old_maxB, 6 old_maxB)): 0.2";
+        /// Scale α_H by minRTT / rtt_ref_s.
+        use_rtt_scaling: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c use_rtt_scaling = 1";
+        /// Reference RTT of the RTT scaling.
         rtt_ref_s: f64 = 0.1, open_low(0.0, 1e6),
-            "reference RTT of the RTT scaling, s (0.1)";
+            unit "s",
+            source "Linux net/ipv4/tcp_htcp.c htcp_alpha_update: 100 ms";
+        /// Lower clamp of the RTT scaling factor.
         rtt_scale_min: f64 = 0.1, open_low(0.0, 1e6),
-            "lower clamp of the RTT scaling factor (0.1)";
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c htcp_alpha_update (ratio clamped to [0.5, 10], i.e. factor >= 0.1)";
+        /// Upper clamp of the RTT scaling factor.
         rtt_scale_max: f64 = 2.0, closed(p.rtt_scale_min, 1e6),
-            "upper clamp of the RTT scaling factor (2)";
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c htcp_alpha_update (ratio clamped to [0.5, 10], i.e. factor <= 2)";
+        /// Adaptive backoff needs minRTT above this.
         adaptive_min_rtt_ms: f64 = 10.0, closed(0.0, 1e9),
-            "adaptive backoff needs minRTT above this, ms (10)";
+            unit "ms",
+            source "Linux net/ipv4/tcp_htcp.c htcp_beta_update: 10 ms";
+        /// maxRTT ignores samples more than this above it.
         max_rtt_spike_ms: f64 = 20.0, closed(0.0, 1e9),
-            "maxRTT ignores samples more than this above it, ms (20)";
+            unit "ms",
+            source "Linux net/ipv4/tcp_htcp.c measure_rtt: 20 ms";
+        /// At each backoff maxRTT = minRTT + aging (maxRTT - minRTT).
         max_rtt_aging: f64 = 0.95, closed(0.0, 1.0),
-            "maxRTT = minRTT + aging (maxRTT - minRTT) at each backoff (0.95)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_htcp.c htcp_param_update: 95/100";
+        /// The throughput estimate restarts within this many minRTTs of a congestion event.
         bw_reset_rtts: u32 = 3, closed(0.0, 1e6),
-            "throughput estimate restarts within this many minRTTs of a congestion event (3)";
-        delack_compensation: bool = true, unchecked(),
-            "CA credit = packets per ACK from pkts_acked as Linux (true) or the sender's acked";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "window arithmetic: \"linux\" (integer + counter, alpha recomputed at each +1) or \"float\" (alpha/cwnd per packet)";
+            unit "minRTTs",
+            source "Linux net/ipv4/tcp_htcp.c measure_achieved_throughput: 3";
+        /// Congestion-avoidance credit is the packets per ACK seen by pkts_acked (on) or the
+        /// sender's acked (off).
+        delack_compensation: bool = true, unchecked("true or false"),
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c measure_achieved_throughput / htcp_cong_avoid (pkts_acked): on";
+        /// Window arithmetic: "linux" (integer cwnd plus a counter, alpha recomputed at each
+        /// +1) or "float" (alpha / cwnd per packet).
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_htcp.c htcp_cong_avoid: \"linux\"";
     }
 }
 

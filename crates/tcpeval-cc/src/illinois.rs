@@ -57,34 +57,63 @@ const BETA_SCALE: f64 = (1u32 << BETA_SHIFT) as f64;
 params! {
     /// TCP-Illinois's parameters.
     pub struct IllinoisParams for |p| {
+        /// Smallest additive increase, at the largest queueing delay.
         alpha_min: f64 = 0.3, closed(1.0 / ALPHA_SCALE, 1e3),
-            "smallest additive increase, packets/RTT, at maximum delay (Linux 0.3)";
+            unit "packets per RTT",
+            source "Linux net/ipv4/tcp_illinois.c ALPHA_MIN = 0.3 (as ns-3)";
+        /// Largest additive increase, at low queueing delay.
         alpha_max: f64 = 10.0, closed(p.alpha_min, 1e3),
-            "largest additive increase, packets/RTT, at low delay (Linux 10)";
+            unit "packets per RTT",
+            source "Linux net/ipv4/tcp_illinois.c ALPHA_MAX = 10 (as ns-3)";
+        /// Increase below win_thresh and after an RTO.
         alpha_base: f64 = 1.0, closed(1.0 / ALPHA_SCALE, 1e3),
-            "increase below win_thresh and after an RTO, packets/RTT (Linux 1)";
+            unit "packets per RTT",
+            source "Linux net/ipv4/tcp_illinois.c ALPHA_BASE = 1";
+        /// Smallest multiplicative decrease, at low queueing delay.
         beta_min: f64 = 0.125, closed(0.0, 1.0),
-            "smallest multiplicative decrease, fraction of cwnd, at low delay (Linux 0.125)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_illinois.c BETA_MIN = 1/8 (as ns-3)";
+        /// Largest multiplicative decrease, at high queueing delay.
         beta_max: f64 = 0.5, closed(p.beta_min, 1.0),
-            "largest multiplicative decrease, fraction of cwnd, at high delay (Linux 0.5)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_illinois.c BETA_MAX = 1/2 (as ns-3)";
+        /// Decrease below win_thresh and after an RTO.
         beta_base: f64 = 0.5, closed(0.0, 1.0),
-            "decrease below win_thresh and after an RTO, fraction of cwnd (Linux 0.5)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_illinois.c BETA_BASE = 1/2";
+        /// Low-delay RTTs before alpha returns to alpha_max.
         theta: u32 = 5, closed(1.0, 1e6),
-            "low-delay RTTs before alpha returns to alpha_max (Linux 5)";
-        theta_consecutive: bool = false, unchecked(),
-            "whether an RTT above d1 restarts the theta count (Linux/ns-3 false)";
+            unit "RTTs",
+            source "Linux net/ipv4/tcp_illinois.c theta = 5 (as ns-3)";
+        /// An RTT above d1 restarts the theta count.
+        theta_consecutive: bool = false, unchecked("true or false"),
+            unit "",
+            source "Linux net/ipv4/tcp_illinois.c update_params and ns-3 TcpIllinois: off";
+        /// Window below which Illinois is Reno.
         win_thresh: f64 = 15.0, closed(0.0, 1e9),
-            "window below which Illinois is Reno, packets (Linux 15)";
+            unit "packets",
+            source "Linux net/ipv4/tcp_illinois.c win_thresh = 15 (the paper's value not confirmed)";
+        /// d1 as a fraction of the largest queueing delay dm.
         d1_fraction: f64 = 0.01, closed(0.0, 1.0),
-            "d1 as a fraction of the maximum queueing delay dm (0.01)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_illinois.c alpha(): d1 = dm / 100";
+        /// d2 as a fraction of dm: beta_min up to d2.
         d2_fraction: f64 = 0.1, closed(0.0, 1.0),
-            "d2 as a fraction of dm: beta_min up to d2 (0.1)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_illinois.c beta(): d2 = dm / 10";
+        /// d3 as a fraction of dm: beta_max from d3.
         d3_fraction: f64 = 0.8, closed(p.d2_fraction, 1.0),
-            "d3 as a fraction of dm: beta_max from d3 (0.8)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_illinois.c beta(): d3 = 8 dm / 10";
+        /// Base RTT aging; 0 = never aged.
         base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
-            "base RTT aging, seconds; 0 = never aged (Linux)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "arithmetic: \"linux\" (alpha/128, beta/64 fixed point, us RTTs, integer cwnd) or \"float\"";
+            unit "s",
+            source "Linux net/ipv4/tcp_illinois.c (base_rtt never aged): 0";
+        /// Arithmetic: "linux" (alpha in 1/128, beta in 1/64 fixed point, RTTs in us, integer
+        /// cwnd) or "float".
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_illinois.c fixed point: \"linux\"";
     }
 }
 

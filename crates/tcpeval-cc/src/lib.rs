@@ -57,7 +57,7 @@ pub mod vegas;
 pub mod westwood;
 pub mod yeah;
 
-pub use params::{ParamDoc, ParamError, ParamSet};
+pub use params::{ParamDoc, ParamError, ParamRange, ParamSet};
 pub use registry::{build, catalog, Algorithm, AlgorithmInfo};
 pub use time::Time;
 

@@ -2,22 +2,104 @@
 //!
 //! Every algorithm has a `*Params` struct: serde gives overriding by name
 //! from a scenario (`{"beta": 0.8}`) with unknown names rejected, and the
-//! default values for `tcpeval algorithms`; [`ParamSet::DOCS`] gives each
-//! field's meaning and unit, [`ParamSet::validate`] its allowed range.
-//! The `params!` macro writes all of these from one declaration per parameter
-//! (BIC, CUBIC and YeAH still spell them out by hand).
+//! default values; [`ParamSet::docs`] lists each field's type, default,
+//! allowed range, unit, meaning and the source of its default (the
+//! `tcpeval algorithms` listing), [`ParamSet::validate`] checks the range.
+//! The `params!` macro writes all of these from one declaration per
+//! parameter, so the range shown is the range checked.
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt;
 
-/// The documentation of one parameter.
-#[derive(Clone, Copy, Debug)]
+/// The values a parameter accepts, as its range check in `params!` states
+/// them. Bounds are the declaration's expressions as written (a bound may
+/// name another parameter, e.g. `low_window + 1.0`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamRange {
+    /// `lo <= value <= hi` (`closed(lo, hi)`).
+    Closed {
+        /// Lower bound, included.
+        lo: &'static str,
+        /// Upper bound, included.
+        hi: &'static str,
+    },
+    /// `lo < value <= hi` (`open_low(lo, hi)`).
+    OpenLow {
+        /// Lower bound, excluded.
+        lo: &'static str,
+        /// Upper bound, included.
+        hi: &'static str,
+    },
+    /// Checked by a `with` block; what it allows, in words.
+    Custom(&'static str),
+    /// Not range-checked (`unchecked("why")`): why no check is needed.
+    Unchecked(&'static str),
+}
+
+impl ParamRange {
+    /// `"closed"`, `"open_low"`, `"custom"` or `"unchecked"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ParamRange::Closed { .. } => "closed",
+            ParamRange::OpenLow { .. } => "open_low",
+            ParamRange::Custom(_) => "custom",
+            ParamRange::Unchecked(_) => "unchecked",
+        }
+    }
+
+    /// The bounds of a `closed` or `open_low` check as shown to a user:
+    /// the declared expressions without the `p.` that names another
+    /// parameter (`low_window + 1.0`); `None` for a custom or no check.
+    pub fn bounds(&self) -> Option<(String, String)> {
+        match self {
+            ParamRange::Closed { lo, hi } | ParamRange::OpenLow { lo, hi } => {
+                Some((shown(lo), shown(hi)))
+            }
+            ParamRange::Custom(_) | ParamRange::Unchecked(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for ParamRange {
+    /// `[lo, hi]` (closed), `(lo, hi]` (open_low), or the description of a
+    /// custom check or of why there is none.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamRange::Closed { lo, hi } => write!(f, "[{}, {}]", shown(lo), shown(hi)),
+            ParamRange::OpenLow { lo, hi } => write!(f, "({}, {}]", shown(lo), shown(hi)),
+            ParamRange::Custom(text) => write!(f, "{text}"),
+            ParamRange::Unchecked(why) => write!(f, "{why} (unchecked)"),
+        }
+    }
+}
+
+/// A declared bound as shown to a user: without the `p.` that names another
+/// parameter in the declaration.
+fn shown(bound: &str) -> String {
+    bound.replace("p.", "")
+}
+
+/// The documentation of one parameter, made by `params!` from its
+/// declaration.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParamDoc {
     /// Field name as written in a scenario file.
     pub name: &'static str,
-    /// Meaning, unit and source of the default.
+    /// Rust type as declared (`f64`, `u32`, `bool`, an enum's name, ...).
+    pub ty: &'static str,
+    /// Default value, as it serializes in a scenario (JSON).
+    pub default: serde_json::Value,
+    /// Allowed values, from the range check.
+    pub range: ParamRange,
+    /// Unit of the value (`packets`, `s`, `ms`, `fraction`, ...); empty
+    /// when it has none (flags, choices, counts of events).
+    pub unit: &'static str,
+    /// Meaning.
     pub doc: &'static str,
+    /// Primary source of the default (Linux file/function, RFC section,
+    /// paper/equation), or that it is this project's own choice.
+    pub source: &'static str,
 }
 
 /// A parameter value outside its allowed range, or a malformed override.
@@ -58,7 +140,7 @@ impl std::error::Error for ParamError {}
 /// `Default`.
 pub trait ParamSet: Default + Clone + Serialize + DeserializeOwned + fmt::Debug {
     /// One entry per field, in declaration order.
-    const DOCS: &'static [ParamDoc];
+    fn docs() -> Vec<ParamDoc>;
     /// Checks every field's range; the error names the field and the allowed range.
     fn validate(&self) -> Result<(), ParamError>;
 }
@@ -104,7 +186,9 @@ pub fn parse_overrides<P: ParamSet>(overrides: &serde_json::Value) -> Result<P, 
 pub struct NoParams {}
 
 impl ParamSet for NoParams {
-    const DOCS: &'static [ParamDoc] = &[];
+    fn docs() -> Vec<ParamDoc> {
+        Vec::new()
+    }
     fn validate(&self) -> Result<(), ParamError> {
         Ok(())
     }
@@ -132,19 +216,22 @@ impl AsF64 for f64 {
 }
 
 /// Declares an algorithm's parameters once: each with its name, type,
-/// default, allowed range and doc (meaning, unit, source of the default),
+/// default, range check, unit, doc (meaning) and source (of the default),
 /// from which the macro writes the `*Params` struct (serde: overridable by
-/// name, unknown names rejected), its `Default`, [`ParamSet::DOCS`] (the
-/// `tcpeval algorithms` listing) and [`ParamSet::validate`]:
+/// name, unknown names rejected), its `Default`, [`ParamSet::docs`] (the
+/// `tcpeval algorithms` listing, whose range is read from the check) and
+/// [`ParamSet::validate`]:
 ///
 /// ```text
 /// params! {
 ///     /// What the set is.
 ///     pub struct NameParams for |p| {
-///         name: Type = default, closed(lo, hi), "doc";      // lo <= v <= hi
-///         name: Type = default, open_low(lo, hi), "doc";    // lo < v <= hi
-///         name: Type = default, unchecked, "doc";           // enums, flags
-///         name: Type = default, with { statements }, "doc"; // anything else
+///         /// Meaning (doc comment lines).
+///         name: Type = default, closed(lo, hi),            // lo <= v <= hi
+///             unit "packets", source "Linux tcp_x.c: X";
+///         name: Type = default, open_low(lo, hi), ...;     // lo < v <= hi
+///         name: Type = default, unchecked("why"), ...;     // enums, flags
+///         name: Type = default, with("allowed values", { statements }), ...;
 ///     }
 /// }
 /// ```
@@ -156,14 +243,18 @@ macro_rules! params {
     (
         $(#[doc = $sdoc:literal])*
         pub struct $name:ident for |$p:ident| {
-            $($field:ident: $ty:ty = $default:expr, $check:ident $args:tt, $doc:literal;)*
+            $(
+                $(#[doc = $doc:literal])+
+                $field:ident: $ty:ty = $default:expr, $check:ident $args:tt,
+                    unit $unit:literal, source $source:literal;
+            )*
         }
     ) => {
         $(#[doc = $sdoc])*
         #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
         #[serde(default, deny_unknown_fields)]
         pub struct $name {
-            $(#[doc = $doc] pub $field: $ty,)*
+            $($(#[doc = $doc])+ pub $field: $ty,)*
         }
 
         impl Default for $name {
@@ -173,9 +264,19 @@ macro_rules! params {
         }
 
         impl $crate::params::ParamSet for $name {
-            const DOCS: &'static [$crate::params::ParamDoc] = &[
-                $($crate::params::ParamDoc { name: stringify!($field), doc: $doc },)*
-            ];
+            fn docs() -> Vec<$crate::params::ParamDoc> {
+                let defaults = <$name as Default>::default();
+                vec![$($crate::params::ParamDoc {
+                    name: stringify!($field),
+                    ty: stringify!($ty),
+                    default: serde_json::to_value(&defaults.$field)
+                        .expect("a parameter default serializes"),
+                    range: $crate::params::params!(@range $check $args),
+                    unit: $unit,
+                    doc: concat!($($doc, "\n"),+).trim(),
+                    source: $source,
+                },)*]
+            }
             #[allow(unused_variables)]
             fn validate(&self) -> Result<(), $crate::params::ParamError> {
                 let $p = self;
@@ -200,9 +301,21 @@ macro_rules! params {
             $hi,
         )?;
     };
-    (@check $p:ident, $field:ident, unchecked ()) => {};
-    (@check $p:ident, $field:ident, with $block:block) => {
+    (@check $p:ident, $field:ident, unchecked($why:literal)) => {};
+    (@check $p:ident, $field:ident, with($what:literal, $block:block)) => {
         $block
+    };
+    (@range closed($lo:expr, $hi:expr)) => {
+        $crate::params::ParamRange::Closed { lo: stringify!($lo), hi: stringify!($hi) }
+    };
+    (@range open_low($lo:expr, $hi:expr)) => {
+        $crate::params::ParamRange::OpenLow { lo: stringify!($lo), hi: stringify!($hi) }
+    };
+    (@range unchecked($why:literal)) => {
+        $crate::params::ParamRange::Unchecked($why)
+    };
+    (@range with($what:literal, $block:block)) => {
+        $crate::params::ParamRange::Custom($what)
     };
 }
 

@@ -2,6 +2,8 @@
 //! [`Algorithm`] enum (static dispatch in the simulator's hot path), building
 //! by name with parameter overrides, and the catalog for `tcpeval algorithms`.
 
+#[cfg(test)]
+use crate::params::ParamRange;
 use crate::params::{parse_overrides, ParamDoc, ParamError, ParamSet};
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 
@@ -14,8 +16,9 @@ pub struct AlgorithmInfo {
     pub summary: &'static str,
     /// Default parameter values, as a JSON object.
     pub defaults: serde_json::Value,
-    /// Meaning and unit of each parameter.
-    pub docs: &'static [ParamDoc],
+    /// Each parameter's type, default, range, unit, meaning and source, in
+    /// declaration order.
+    pub params: Vec<ParamDoc>,
 }
 
 fn info<A: NamedAlgorithm>() -> AlgorithmInfo {
@@ -23,7 +26,7 @@ fn info<A: NamedAlgorithm>() -> AlgorithmInfo {
         name: A::NAME,
         summary: A::SUMMARY,
         defaults: serde_json::to_value(A::Params::default()).expect("parameters serialize"),
-        docs: <A::Params as ParamSet>::DOCS,
+        params: <A::Params as ParamSet>::docs(),
     }
 }
 
@@ -179,23 +182,103 @@ mod tests {
     }
 
     #[test]
-    fn catalog_has_every_parameter_documented() {
+    fn catalog_lists_every_parameter_once_with_its_default() {
         for info in catalog() {
-            let fields = info.defaults.as_object().expect("params are an object");
-            let documented: Vec<&str> = info.docs.iter().map(|d| d.name).collect();
-            for name in fields.keys() {
-                assert!(
-                    documented.contains(&name.as_str()),
-                    "{}: {name} undocumented",
-                    info.name
-                );
-            }
+            let defaults = info.defaults.as_object().expect("params are an object");
+            let listed: Vec<&str> = info.params.iter().map(|d| d.name).collect();
+            let fields: Vec<&str> = defaults.keys().map(String::as_str).collect();
+            let mut sorted = listed.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
             assert_eq!(
-                fields.len(),
-                info.docs.len(),
-                "{}: docs list extra names",
+                sorted.len(),
+                listed.len(),
+                "{}: a name listed twice",
                 info.name
             );
+            let mut fields_sorted = fields.clone();
+            fields_sorted.sort_unstable();
+            assert_eq!(
+                sorted, fields_sorted,
+                "{}: listing != struct fields",
+                info.name
+            );
+            for d in &info.params {
+                assert_eq!(&d.default, &defaults[d.name], "{}.{}", info.name, d.name);
+            }
         }
+    }
+
+    #[test]
+    fn every_parameter_states_doc_source_and_range_or_why_none() {
+        // Issue 16 part 2: meaning, unit, source and range are separate
+        // facts of each parameter; a missing one is a declaration to fix.
+        let mut count = 0;
+        for info in catalog() {
+            for d in &info.params {
+                let at = format!("{}.{}", info.name, d.name);
+                assert!(!d.doc.trim().is_empty(), "{at}: empty doc");
+                assert!(!d.source.trim().is_empty(), "{at}: empty source");
+                assert!(!d.ty.is_empty(), "{at}: no type");
+                assert_eq!(d.unit, d.unit.trim(), "{at}: unit has spaces around it");
+                match d.range {
+                    ParamRange::Closed { lo, hi } | ParamRange::OpenLow { lo, hi } => {
+                        assert!(!lo.is_empty() && !hi.is_empty(), "{at}: empty bound");
+                    }
+                    ParamRange::Custom(text) | ParamRange::Unchecked(text) => {
+                        assert!(!text.trim().is_empty(), "{at}: no description of the check");
+                    }
+                }
+                count += 1;
+            }
+        }
+        assert!(count > 100, "only {count} parameters listed");
+    }
+
+    #[test]
+    fn listed_range_is_the_range_validation_enforces() {
+        // The listing reads the bounds from the check itself: a value just
+        // outside a constant bound is rejected, the bound itself accepted
+        // (closed) or rejected (open_low's lower end).
+        let reno_beta = catalog()
+            .into_iter()
+            .find(|a| a.name == "reno")
+            .unwrap()
+            .params
+            .into_iter()
+            .find(|d| d.name == "beta")
+            .unwrap();
+        assert_eq!(
+            reno_beta.range,
+            ParamRange::OpenLow {
+                lo: "0.0",
+                hi: "1.0"
+            }
+        );
+        assert_eq!(reno_beta.range.to_string(), "(0.0, 1.0]");
+        assert!(build("reno", &json!({"beta": 0.0})).is_err());
+        assert!(build("reno", &json!({"beta": 1.0})).is_ok());
+        let cubic = catalog().into_iter().find(|a| a.name == "cubic").unwrap();
+        let shift = cubic
+            .params
+            .iter()
+            .find(|d| d.name == "delay_min_shift")
+            .unwrap();
+        assert_eq!(
+            shift.range,
+            ParamRange::Closed {
+                lo: "0.0",
+                hi: "16.0"
+            }
+        );
+        assert!(build("cubic", &json!({"delay_min_shift": 16})).is_ok());
+        assert!(build("cubic", &json!({"delay_min_shift": 17})).is_err());
+        // A bound naming another parameter is shown by that parameter's name.
+        let hs = catalog()
+            .into_iter()
+            .find(|a| a.name == "highspeed")
+            .unwrap();
+        let high = hs.params.iter().find(|d| d.name == "high_window").unwrap();
+        assert_eq!(high.range.to_string(), "(low_window, 1e12]");
     }
 }

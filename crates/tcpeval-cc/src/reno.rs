@@ -12,10 +12,15 @@ use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 params! {
     /// Reno's parameters.
     pub struct RenoParams for |p| {
+        /// Fraction of cwnd kept after a loss: ssthresh = max(floor(beta cwnd), 2).
         beta: f64 = 0.5, open_low(0.0, 1.0),
-            "fraction of cwnd kept after a loss (Linux 0.5)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "window arithmetic: \"linux\" (integer + counter) or \"float\" (ns-2)";
+            unit "fraction",
+            source "RFC 5681 section 3.1 eq. (4) (FlightSize / 2); Linux tcp_reno_ssthresh in net/ipv4/tcp_cong.c (cwnd >> 1)";
+        /// Window arithmetic: "linux" (integer cwnd plus a counter of packets acked) or "float"
+        /// (fractional cwnd, as ns-2).
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "project choice: Linux tcp_cong_avoid_ai (net/ipv4/tcp_cong.c) by default; \"float\" is ns-2 tcp.cc opencwnd";
     }
 }
 

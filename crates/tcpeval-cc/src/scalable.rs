@@ -36,14 +36,23 @@ use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 params! {
     /// Scalable TCP's parameters.
     pub struct ScalableParams for |p| {
+        /// Increase per delivered packet above ai_cnt.
         a: f64 = 0.01, open_low(0.0, 1.0),
-            "increase per delivered packet above ai_cnt, packets (Kelly 0.01 = Linux 1/AI_CNT)";
+            unit "packets",
+            source "Kelly, CCR 2003: a = 0.01; Linux net/ipv4/tcp_scalable.c 1/TCP_SCALABLE_AI_CNT";
+        /// Fraction of cwnd removed on a loss.
         b: f64 = 0.125, open_low(0.0, 0.5),
-            "fraction of cwnd removed on a loss (0.125 = Linux >> 3)";
+            unit "fraction",
+            source "Kelly, CCR 2003: b = 0.125; Linux tcp_scalable.c cwnd >> TCP_SCALABLE_MD_SCALE (3)";
+        /// Legacy window: Reno increase at or below it.
         ai_cnt: u32 = 100, closed(1.0, 1e9),
-            "legacy window, packets: Reno increase at or below it (Linux 100; 2.6.x 50)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "window arithmetic: \"linux\" (integer + counter) or \"float\" (paper)";
+            unit "packets",
+            source "Linux tcp_scalable.c TCP_SCALABLE_AI_CNT = 100 (2.6.x: 50)";
+        /// Window arithmetic: "linux" (integer cwnd plus a counter) or "float" (the paper's
+        /// rule).
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux tcp_scalable.c tcp_scalable_cong_avoid: \"linux\"";
     }
 }
 

@@ -58,24 +58,43 @@ pub enum VegasDiff {
 params! {
     /// Vegas's parameters.
     pub struct VegasParams for |p| {
+        /// Lower edge of the backlog band: cwnd += 1 per RTT below it.
         alpha: f64 = 2.0, closed(0.0, 1e6),
-            "lower edge of the backlog band, packets: cwnd += 1 per RTT below it (Linux 2, paper 1)";
+            unit "packets",
+            source "Linux net/ipv4/tcp_vegas.c alpha = 2 (Brakmo and Peterson 1995: 1)";
+        /// Upper edge of the backlog band: cwnd -= 1 per RTT above it.
         beta: f64 = 4.0, closed(p.alpha, 1e6),
-            "upper edge of the backlog band, packets: cwnd -= 1 per RTT above it (Linux 4, paper 3)";
+            unit "packets",
+            source "Linux net/ipv4/tcp_vegas.c beta = 4 (Brakmo and Peterson 1995: 3)";
+        /// Backlog that ends slow start.
         gamma: f64 = 1.0, closed(0.0, 1e6),
-            "backlog that ends slow start, packets (Linux 1)";
-        diff: VegasDiff = VegasDiff::Linux, unchecked(),
-            "backlog estimate: \"linux\" cwnd*(minRTT-baseRTT)/baseRTT or \"textbook\" cwnd*(minRTT-baseRTT)/minRTT";
+            unit "packets",
+            source "Linux net/ipv4/tcp_vegas.c gamma = 1";
+        /// Backlog estimate: "linux" cwnd (minRTT - baseRTT) / baseRTT or "textbook" cwnd
+        /// (minRTT - baseRTT) / minRTT (ns-3).
+        diff: VegasDiff = VegasDiff::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_vegas.c tcp_vegas_cong_avoid: \"linux\"";
+        /// RTT samples a round needs for a Vegas decision, else Reno.
         min_samples: u32 = 3, closed(1.0, 1e6),
-            "RTT samples per round needed for a Vegas decision, else Reno (Linux 3)";
+            unit "RTT samples",
+            source "Linux net/ipv4/tcp_vegas.c tcp_vegas_cong_avoid (cntRTT <= 2 falls back to Reno): 3";
+        /// Smallest window Vegas sets.
         min_cwnd: f64 = 2.0, closed(1.0, 1e6),
-            "smallest window Vegas sets, packets (Linux 2)";
+            unit "packets",
+            source "Linux net/ipv4/tcp_vegas.c tcp_vegas_cong_avoid: 2";
+        /// Fraction of cwnd kept after a loss (Reno ssthresh).
         loss_beta: f64 = 0.5, open_low(0.0, 1.0),
-            "fraction of cwnd kept after a loss (Reno ssthresh, Linux 0.5)";
+            unit "fraction",
+            source "Linux tcp_reno_ssthresh in net/ipv4/tcp_cong.c: 1/2";
+        /// baseRTT aging; 0 = never aged.
         base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
-            "baseRTT aging, seconds; 0 = never aged (Linux)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "arithmetic: \"linux\" (integer microseconds and windows) or \"float\"";
+            unit "s",
+            source "Linux net/ipv4/tcp_vegas.c (baseRTT never aged): 0";
+        /// Arithmetic: "linux" (integer microseconds and windows) or "float".
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_vegas.c tcp_vegas_cong_avoid: \"linux\"";
     }
 }
 

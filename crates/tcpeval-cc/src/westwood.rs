@@ -61,22 +61,38 @@ pub enum WestwoodFilter {
 params! {
     /// Westwood+'s parameters.
     pub struct WestwoodParams for |p| {
-        filter: WestwoodFilter = WestwoodFilter::Linux, unchecked(),
-            "bandwidth filter: \"linux\" (two cascaded EWMAs) or \"tustin\" (paper, ns-3)";
+        /// Bandwidth filter: "linux" (two cascaded EWMAs) or "tustin" (the paper, ns-3).
+        filter: WestwoodFilter = WestwoodFilter::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_westwood.c westwood_filter: \"linux\"";
+        /// Old-value weight of each cascaded EWMA.
         ewma_gain: f64 = 0.875, closed(0.0, 1.0),
-            "old-value weight of each cascaded EWMA (Linux 0.875)";
+            unit "fraction",
+            source "Linux net/ipv4/tcp_westwood.c westwood_do_filter: 7/8";
+        /// Old-value weight of the Tustin filter.
         tustin_gain: f64 = 0.9, closed(0.0, 1.0),
-            "old-value weight of the Tustin filter (paper 0.9)";
+            unit "fraction",
+            source "Mascolo et al., MobiCom 2001 (as ns-3 TcpWestwood): 0.9";
+        /// Shortest bandwidth-sample window.
         min_sample_interval: f64 = 0.05, closed(0.0, 1e3),
-            "shortest bandwidth-sample window, seconds (Linux 0.05)";
+            unit "s",
+            source "Linux net/ipv4/tcp_westwood.c TCP_WESTWOOD_RTT_MIN = HZ/20: 50 ms";
+        /// RTT assumed before the first sample.
         initial_rtt: f64 = 20.0, open_low(0.0, 1e3),
-            "RTT assumed before the first sample, seconds (Linux 20)";
+            unit "s",
+            source "Linux net/ipv4/tcp_westwood.c TCP_WESTWOOD_INIT_RTT = 20 HZ: 20 s";
+        /// Fraction of cwnd kept on entering fast recovery.
         loss_beta: f64 = 0.5, open_low(0.0, 1.0),
-            "fraction of cwnd kept on entering fast recovery (Reno 0.5)";
+            unit "fraction",
+            source "Linux tcp_reno_ssthresh in net/ipv4/tcp_cong.c: 1/2";
+        /// RTTmin aging; 0 = never aged.
         rtt_min_max_age: f64 = 0.0, closed(0.0, 1e6),
-            "RTTmin aging, seconds; 0 = never aged (Linux)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "Reno growth and window arithmetic: \"linux\" (integer) or \"float\"";
+            unit "s",
+            source "Linux net/ipv4/tcp_westwood.c (rtt_min never aged): 0";
+        /// Reno growth and window arithmetic: "linux" (integer) or "float".
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux tcp_reno_cong_avoid in net/ipv4/tcp_cong.c: \"linux\"";
     }
 }
 

@@ -45,28 +45,52 @@ use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgo
 params! {
     /// YeAH-TCP's parameters (Linux names in parentheses).
     pub struct YeahParams for |p| {
+        /// Own backlog above which YeAH enters slow mode and decongests.
         q_max: f64 = 80.0, closed(0.0, 1e9),
-            "packets: own backlog above which YeAH enters slow mode and decongests (Linux 80)";
+            unit "packets",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_ALPHA = 80";
+        /// Decongestion removes Q / gamma packets per RTT.
         gamma: f64 = 1.0, open_low(0.0, 1e6),
-            "decongestion removes Q/gamma packets per RTT (Linux 1)";
+            unit "",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_GAMMA = 1";
+        /// A loss removes at least cwnd / 2^delta packets.
         delta: u32 = 3, closed(0.0, 31.0),
-            "log2: a loss removes at least cwnd/2^delta packets (Linux 3 = 1/8)";
+            unit "log2",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_DELTA = 3 (1/8)";
+        /// Decongestion removes at most cwnd / 2^epsilon packets.
         epsilon: u32 = 1, closed(0.0, 31.0),
-            "log2: decongestion removes at most cwnd/2^epsilon packets (Linux 1 = 1/2)";
+            unit "log2",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_EPSILON = 1 (1/2)";
+        /// Slow mode when queueing delay exceeds baseRTT / phi.
         phi: u32 = 8, closed(1.0, 1e6),
-            "slow mode when queueing delay exceeds baseRTT/phi (Linux 8)";
-        rho: u32 = 16, unchecked(),
-            "RTTs: after this many consecutive slow-mode RTTs a loss halves cwnd (Linux 16)";
-        zeta: u32 = 50, unchecked(),
-            "RTTs: fast-mode RTTs after which reno_count resets to 2 (Linux 50)";
+            unit "",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_PHY = 8";
+        /// After this many consecutive slow-mode RTTs a loss halves cwnd.
+        rho: u32 = 16, unchecked("any whole number of RTTs"),
+            unit "RTTs",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_RHO = 16";
+        /// Fast-mode RTTs after which reno_count resets to 2.
+        zeta: u32 = 50, unchecked("any whole number of RTTs"),
+            unit "RTTs",
+            source "Linux net/ipv4/tcp_yeah.c TCP_YEAH_ZETA = 50";
+        /// Scalable increase: +1 per min(cwnd, ai_cnt) packets acked.
         ai_cnt: f64 = 100.0, closed(1.0, 1e9),
-            "packets: Scalable increase of +1 per min(cwnd, ai_cnt) packets acked (Linux 100)";
+            unit "packets",
+            source "Linux net/ipv4/tcp_scalable.c TCP_SCALABLE_AI_CNT = 100, used by Linux net/ipv4/tcp_yeah.c";
+        /// RTT samples a round needs for the per-RTT update.
         min_rtt_samples: u32 = 3, closed(1.0, 1e6),
-            "RTT samples a round needs for the per-RTT update (Linux 3)";
-        growth: GrowthMode = GrowthMode::Linux, unchecked(),
-            "window arithmetic: \"linux\" (integer + counter, floored Q) or \"float\" (ns-2)";
-        counters_26: bool = false, unchecked(),
-            "2.6.22 tcp_yeah.c counters: fast mode adds pkts_acked, +1 once above min(cwnd, ai_cnt); slow mode +1 per cwnd ACKs (off)";
+            unit "RTT samples",
+            source "Linux net/ipv4/tcp_yeah.c tcp_yeah_cong_avoid (cntRTT > 2): 3";
+        /// Window arithmetic: "linux" (integer cwnd plus a counter, floored Q) or "float"
+        /// (ns-2).
+        growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
+            unit "",
+            source "Linux net/ipv4/tcp_yeah.c: \"linux\"";
+        /// 2.6.22 counters: fast mode adds the packets each ACK acked, +1 once above min(cwnd,
+        /// ai_cnt); slow mode +1 per cwnd ACKs.
+        counters_26: bool = false, unchecked("true or false"),
+            unit "",
+            source "Linux 2.6.22 tcp_yeah.c; off (current kernels)";
     }
 }
 

@@ -127,18 +127,40 @@ fn columns() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
-/// The algorithm catalog as JSON text: name, summary, defaults, docs.
+/// The algorithm catalog as JSON text: name, summary, defaults, and per
+/// parameter its name, type, default, range, unit, doc and source (declared
+/// once in each algorithm's `params!`).
 #[pyfunction]
 fn algorithms() -> String {
     let list: Vec<serde_json::Value> = tcpeval_cc::catalog()
         .into_iter()
         .map(|a| {
-            let docs: serde_json::Map<String, serde_json::Value> =
-                a.docs.iter().map(|d| (d.name.to_string(), serde_json::Value::from(d.doc))).collect();
-            serde_json::json!({"name": a.name, "summary": a.summary, "defaults": a.defaults, "docs": docs})
+            let params: Vec<serde_json::Value> = a.params.iter().map(param_json).collect();
+            serde_json::json!({
+                "name": a.name,
+                "summary": a.summary,
+                "defaults": a.defaults,
+                "params": params,
+            })
         })
         .collect();
     serde_json::Value::Array(list).to_string()
+}
+
+/// One parameter's listing; `range` is `{kind, lo, hi, text}` with `lo` and
+/// `hi` the declared bound expressions (`null` for a custom or no check)
+/// and `text` the whole range in words or interval notation.
+fn param_json(d: &tcpeval_cc::ParamDoc) -> serde_json::Value {
+    let (lo, hi) = d.range.bounds().unzip();
+    serde_json::json!({
+        "name": d.name,
+        "type": d.ty,
+        "default": d.default,
+        "range": {"kind": d.range.kind(), "lo": lo, "hi": hi, "text": d.range.to_string()},
+        "unit": d.unit,
+        "doc": d.doc.split_whitespace().collect::<Vec<_>>().join(" "),
+        "source": d.source,
+    })
 }
 
 /// One simulation, advanced in steps so Python can show progress.
