@@ -48,9 +48,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_catalog(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
-    """Prints catalog ``entries`` as JSON, or each as ``name: summary`` and
-    its ``lines(entry)`` as ``key = value    # note``."""
+def _print_entries(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
+    """Prints registry ``entries`` (:mod:`tcpeval.registry`) as JSON, or each
+    as ``name: summary`` and its ``lines(entry)`` as ``key = value    # note``."""
     if as_json:
         print(json.dumps([e.__dict__ for e in entries], indent=2))
         return 0
@@ -62,23 +62,23 @@ def _print_catalog(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
 
 
 def _cmd_algorithms(args: argparse.Namespace) -> int:
-    from tcpeval.catalog import algorithms
+    from tcpeval.registry import algorithms
 
-    return _print_catalog(
+    return _print_entries(
         algorithms(), args.json, lambda a: [(n, d, a.docs.get(n, "")) for n, d in a.defaults.items()]
     )
 
 
 def _cmd_platforms(args: argparse.Namespace) -> int:
-    from tcpeval.catalog import platforms
+    from tcpeval.registry import platforms
 
-    return _print_catalog(
+    return _print_entries(
         platforms(), args.json, lambda p: [(s["key"], s["value"], s["source"]) for s in p.settings]
     )
 
 
 def _cmd_tcp_options(args: argparse.Namespace) -> int:
-    from tcpeval.catalog import tcp_options
+    from tcpeval.registry import tcp_options
 
     options = tcp_options()
     if args.json:

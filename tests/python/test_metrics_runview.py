@@ -78,7 +78,7 @@ def fake_run():
         queue_series=queue_series,
         flows=flows,
         links=links,
-        duration=DURATION,
+        sim_time_s=DURATION,
     )
 
 

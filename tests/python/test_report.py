@@ -18,7 +18,7 @@ from tcpeval.report import (
     StudyResults,
     experiment_figures,
     figure_outputs,
-    load_study,
+    load_results,
     table_output,
 )
 from tcpeval.report.page import parameters_text
@@ -55,7 +55,7 @@ def ok_seeds(algorithm: str, buffer: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def study(fake_study_dir) -> StudyResults:
-    return load_study(fake_study_dir)
+    return load_results(fake_study_dir)
 
 
 @pytest.fixture(scope="module")
@@ -323,7 +323,7 @@ def test_scorecard_from_quick_mode_is_marked_indicative(tmp_path):
 
     from tcpeval.report.scorecard import scorecard
 
-    card = scorecard(load_study(write_fake_study(tmp_path / "quick", mode="quick")))
+    card = scorecard(load_results(write_fake_study(tmp_path / "quick", mode="quick")))
     assert all(v.indicative for v in card.verdicts)
     assert card.summary().endswith("(1 not measured in this mode; quick mode: indicative only)")
 

@@ -27,7 +27,7 @@ from .loss import (
 from .queue import QueueStats, queue_stats, queueing_delay, queueing_delay_packets
 from .reno_mode import reno_mode_fraction
 from .runview import (
-    RunResult,
+    RunView,
     run_drop_probability,
     run_flow_goodputs,
     run_flow_jain,
@@ -70,7 +70,7 @@ __all__ = [
     "FctBuckets",
     "MeanCI",
     "QueueStats",
-    "RunResult",
+    "RunView",
     "additive_increase_time",
     "bandwidth_shares",
     "coefficient_of_variation",

@@ -147,7 +147,7 @@ def experiment_runs(connection: sqlite3.Connection, experiment: Mapping[str, Any
     return add_derived(frame, params, experiment.get("derived", []))
 
 
-def load_study(study_dir: str | Path) -> StudyResults:
+def load_results(study_dir: str | Path) -> StudyResults:
     """Read a study's results directory (see the module docstring).
 
     The catalog is opened read-only, so a report can be built while the
