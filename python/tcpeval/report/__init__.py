@@ -5,7 +5,7 @@
 PosixPath('.../results/linux-variants/report.html')
 
 The input is a study's results directory (docs/study-format.md, read by
-:mod:`tcpeval.report.data`); the figure kinds and file names are described
+:func:`tcpeval.report.data.load_results`); the figure kinds and file names are described
 in :mod:`tcpeval.report.figures`, the tables in :mod:`tcpeval.report.tables`
 and the page in :mod:`tcpeval.report.page`.
 """
