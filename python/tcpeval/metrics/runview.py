@@ -1,4 +1,5 @@
-"""Adapters from a simulation run result to the array metrics.
+"""The adapter from a simulation run result to the array metrics: the one
+module that knows how a run's tables are laid out and looked up.
 
 The engine delivers a run result ``r`` holding pandas DataFrames (the
 contract, see :class:`RunView`; :class:`tcpeval.RunResult` is one):
@@ -18,7 +19,10 @@ contract, see :class:`RunView`; :class:`tcpeval.RunResult` is one):
   ``bytes_departed``, ``max_qlen``;
 * ``r.sim_time_s``: simulated time (s).
 
-Flows and links are named by their integer id or by their ``name``.
+The ``run_*`` functions name flows and links by their integer id or by their
+``name``. The lookups below them (:func:`select_flows`, :func:`link_named`,
+:func:`link_queue_series`, :func:`run_window`, ...) serve the study-file
+metrics of :mod:`tcpeval.metrics.named`, which select flows by name list.
 """
 
 from __future__ import annotations
@@ -45,6 +49,68 @@ class RunView(Protocol):
     links: pd.DataFrame
     sim_time_s: float
     """Simulated time covered, s."""
+
+
+def select_flows(r: RunView, selectors: Sequence[str] | None) -> list[int]:
+    """Ids of the flows named by ``selectors`` (all flows when None), in
+    selector order: a name selects its flow and the copies ``name.0``,
+    ``name.1``, ... of a flow entry with ``count > 1``. Raises ``ValueError``
+    naming an unknown selector and the flows there are."""
+    names = r.flows["name"].astype(str)
+    if selectors is None:
+        return list(r.flows["flow"])
+    ids: list[int] = []
+    for sel in selectors:
+        hit = r.flows["flow"][(names == sel) | names.str.startswith(f"{sel}.")]
+        if hit.empty:
+            raise ValueError(f"no flow named {sel!r}; flows: {', '.join(names)}")
+        ids.extend(int(i) for i in hit)
+    return ids
+
+
+def run_window(r: RunView, window: Sequence[float] | None) -> tuple[float, float]:
+    """``[t0, t1]`` (s) of a study-file ``window``, capped at the run's end;
+    the whole run when None. Raises ``ValueError`` when it is empty."""
+    if window is None:
+        return 0.0, float(r.sim_time_s)
+    lo, hi = float(window[0]), min(float(window[1]), float(r.sim_time_s))
+    if not hi > lo:
+        raise ValueError(f"window {list(window)} is empty for a {r.sim_time_s} s run")
+    return lo, hi
+
+
+def flow_rows(r: RunView, ids: Iterable[int]) -> pd.DataFrame:
+    """The rows of ``r.flows`` of the flows ``ids``, in table order."""
+    return r.flows[r.flows["flow"].isin(list(ids))]
+
+
+def flow_series_of(r: RunView, flow: int) -> pd.DataFrame:
+    """The ``r.flow_series`` samples of flow id ``flow``, in table order."""
+    return r.flow_series[r.flow_series["flow"] == flow]
+
+
+def flow_start(r: RunView, flow: int) -> float:
+    """Start time of flow id ``flow``, s."""
+    return float(r.flows.loc[r.flows["flow"] == flow, "start"].iloc[0])
+
+
+def link_named(r: RunView, link: str) -> pd.Series:
+    """The ``r.links`` row of the link called ``link`` (e.g. ``"R1->R2"``);
+    raises ``ValueError`` naming the links there are."""
+    rows = r.links[r.links["name"] == link]
+    if rows.empty:
+        raise ValueError(f"no link named {link!r}; links: {', '.join(r.links['name'])}")
+    return rows.iloc[0]
+
+
+def link_queue_series(r: RunView, link: str) -> pd.DataFrame:
+    """The ``r.queue_series`` samples of the link called ``link``; raises
+    ``ValueError`` when the run did not sample it."""
+    row = link_named(r, link)
+    s = r.queue_series[r.queue_series["link"] == int(row["link"])]
+    if s.empty:
+        raise ValueError(f"link {link!r} has no queue series (add it to probes.queue_links)")
+    return s
 
 
 def _row(table: pd.DataFrame, id_column: str, key: int | str, what: str) -> pd.Series:
