@@ -1,6 +1,6 @@
 """Type stubs of the compiled engine module."""
 
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import numpy as np
 from numpy.typing import NDArray

@@ -32,6 +32,7 @@ shorter and fewer than the paper's.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -107,7 +108,7 @@ def _selector(
     return value
 
 
-def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]]) -> list[dict]:
+def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]]) -> list[dict[str, Any]]:
     """Checks the ``[[claim]]`` array ``raw`` against ``experiments`` (name ->
     (sweep parameter -> values, metric names)) and returns it."""
     if raw is None:
@@ -177,7 +178,7 @@ def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence
                 raise ClaimError(at, "a ratio check needs min, max or both")
         elif check == "top":
             among = c.get("among")
-            if among not in params:
+            if not isinstance(among, str) or among not in params:
                 raise ClaimError(f"{at}.among", f"{among!r} is not a sweep parameter; parameters: {sorted(params)}")
             if among in c.get("where", {}):
                 raise ClaimError(f"{at}.where", f"fixes '{among}', which the claim ranks over")
@@ -247,7 +248,7 @@ def verdict(claim: Mapping[str, Any], frames: Mapping[str, Any], quick: bool) ->
             text = text.replace(">", "<")
         if not all(math.isfinite(x) for x in xs):
             return Verdict(claim, "n/a", text, quick)
-        pairs = zip(xs, xs[1:])
+        pairs = itertools.pairwise(xs)
         if claim.get("direction", "descending") == "descending":
             ok = all(a > b for a, b in pairs)
         else:
@@ -277,7 +278,7 @@ def _top_verdict(claim: Mapping[str, Any], at: Any, runs: Any, quick: bool) -> V
     if not math.isfinite(mine) or not xs:
         return Verdict(claim, "n/a", f"{item} {fmt(mine)}", quick)
     highest = claim.get("direction", "highest") == "highest"
-    rival = max(xs, key=xs.get) if highest else min(xs, key=xs.get)
+    rival = max(xs, key=lambda k: xs[k]) if highest else min(xs, key=lambda k: xs[k])
     ok = mine > xs[rival] if highest else mine < xs[rival]
     return Verdict(claim, "pass" if ok else "miss", f"{item} {fmt(mine)}; best other {rival} {fmt(xs[rival])}", quick)
 

@@ -30,12 +30,15 @@ Tables (units in the column docs of the engine, restated here):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from tcpeval.scenario import Scenario
+
+if TYPE_CHECKING:
+    from tcpeval._core import RunTables
 
 
 @dataclass
@@ -55,7 +58,7 @@ class RunResult:
     classes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
-    def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:
+    def from_raw(cls, scenario: Scenario, raw: RunTables, wall_time_s: float) -> RunResult:
         flows = pd.DataFrame.from_records(raw["flows"])
         flows.insert(0, "flow", np.arange(len(flows), dtype=np.int64))
         links = pd.DataFrame.from_records(raw["links"])

@@ -213,7 +213,7 @@ class ResultsDB:
         differ from their recorded SHA-256: key -> the problems, one per file."""
         out = {}
         for key, files in self.stored_files().items():
-            if keys is not None and key not in keys or not files:
+            if (keys is not None and key not in keys) or not files:
                 continue  # rows from before checksums were kept are not checked
             if not self.run_dir(key).is_dir():
                 out[key] = [f"{self.run_dir(key)}: missing"]

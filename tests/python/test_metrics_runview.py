@@ -153,7 +153,7 @@ def test_study_metric_lookups_select_by_name_and_copies():
     r.flows = pd.concat([r.flows, r.flows.assign(flow=[3, 4], name=["B.0", "B.1"])], ignore_index=True)
     assert select_flows(r, None) == [1, 2, 3, 4]
     assert select_flows(r, ["B", "A"]) == [2, 3, 4, 1]  # selector order; "B" takes its copies B.0, B.1
-    with pytest.raises(ValueError, match="no flow named 'C'; flows: A, B, B.0, B.1"):
+    with pytest.raises(ValueError, match=r"no flow named 'C'; flows: A, B, B\.0, B\.1"):
         select_flows(r, ["C"])
     assert list(flow_rows(r, [4, 1])["name"]) == ["A", "B.1"]  # table order
     assert flow_start(r, 2) == 2.0

@@ -9,7 +9,6 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from tcpeval.metrics.stats import mean_ci
-from tcpeval.plots._figure import marker_indices
 from tcpeval.plots import (
     Mark,
     Traces,
@@ -21,6 +20,7 @@ from tcpeval.plots import (
     save_figure,
     save_formats,
 )
+from tcpeval.plots._figure import marker_indices
 
 RTTS = [15, 30, 60, 120, 240, 480]
 
@@ -286,7 +286,6 @@ def test_series_with_their_own_times_and_a_secondary_axis_share_a_row():
 
 
 def test_marks_on_time_axes_and_freq_marks_on_spectra_are_labelled():
-    t, cwnd = ramp_then_sawtooth()
     rows = traces()
     fig = render(
         plot_timeseries_psd(
@@ -297,7 +296,7 @@ def test_marks_on_time_axes_and_freq_marks_on_spectra_are_labelled():
     )
     cwnd_ax, cwnd_psd, queue_ax, queue_psd = fig.axes
     for ax in (cwnd_ax, queue_ax):
-        (mark,) = [line for line in ax.lines if list(line.get_xdata()) == [26.05, 26.05]]
+        (_mark,) = [line for line in ax.lines if list(line.get_xdata()) == [26.05, 26.05]]  # exactly one
     assert max(cwnd_ax.get_xlim()) < 100  # the mark beyond the run is left out
     legend = [x.get_text() for x in cwnd_ax.get_legend().get_texts()]
     assert legend == ["flow 1", "flow 2", "t_sat, eq. (5)"]

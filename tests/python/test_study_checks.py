@@ -4,14 +4,13 @@ the sweep exit non-zero; --plan estimates the time before any run exists."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, subprocess_env
+from conftest import subprocess_env
 from tcpeval.plan import calibrate, plan, remaining_wall_s
 from tcpeval.study import StudyError, expand, parse_study
 from test_study import TINY

@@ -183,6 +183,6 @@ def present_values(
     seen = set(frame[list(params)].itertuples(index=False, name=None))
     orders = [study.values(experiment, p) for p in params]
     combos: list[dict[str, Value]] = [{}]
-    for param, order in zip(params, orders):
+    for param, order in zip(params, orders, strict=True):
         combos = [{**c, param: v} for c in combos for v in order]
     return [c for c in combos if tuple(c[p] for p in params) in seen]
