@@ -80,7 +80,9 @@ def main() -> None:
             seen.add(spec.experiment)
             sc = tcpeval.load_scenario(spec.scenario)
             if args.max_duration is not None and sc.duration_s > args.max_duration:
-                sc = sc.replace(duration_s=args.max_duration)
+                # Not below the last scheduled start: the capped run must stay valid.
+                starts = [f.get("start_s", 0.0) for f in sc.data["flows"]]
+                sc = sc.replace(duration_s=max(args.max_duration, 1.0 + max(starts, default=0.0)))
             run_digests(f"study/{study_name}/{spec.experiment}", sc)
 
 

@@ -93,7 +93,7 @@ def run_case(case: BenchCase, scale: float = 1.0) -> BenchResult:
     data = dict(case.scenario, duration_s=case.scenario["duration_s"] * scale)
     data["probes"] = {"flow_period_ms": 0, "queue_period_ms": 0, "class_period_ms": 0}
     sc = load_scenario(data)
-    sim = _core.Simulation(sc.to_json())
+    sim = _core.Simulation(sc.data)
     t0 = time.perf_counter()
     sim.advance(sim.end)
     wall = time.perf_counter() - t0

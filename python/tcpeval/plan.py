@@ -14,7 +14,6 @@ nothing else running, so a busy machine or a run whose load grows later
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -100,7 +99,7 @@ def calibrate(spec: RunSpec, wall_budget_s: float) -> float:
     from tcpeval import _core
 
     started = time.perf_counter()
-    sim = _core.Simulation(json.dumps(spec.scenario))
+    sim = _core.Simulation(spec.scenario)
     end = float(sim.end)
     t, step = 0.0, min(end, 0.01)
     marks = [(0.0, time.perf_counter() - started)]

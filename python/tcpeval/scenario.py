@@ -108,43 +108,65 @@ def read_toml(path: Path, what: str = "scenario") -> dict[str, Any]:
         raise ScenarioError("", f"cannot read {path}: {e.strerror or e}") from None
 
 
-def load_scenario(source: str | Path | Mapping[str, Any] | Scenario) -> Scenario:
+def load_scenario(
+    source: str | Path | Mapping[str, Any] | Scenario, time_scale: float | None = None
+) -> Scenario:
     """Loads and validates a scenario from a TOML path, a dict or a Scenario.
 
+    ``time_scale`` (0 < value <= 1) shrinks the run's time axis first: the
+    duration, start and stop times of flows and traffic generators, and link
+    schedules (a study's quick mode; the engine knows which fields are times).
     Raises :class:`ScenarioError` naming the offending field.
     """
     if isinstance(source, Scenario):
-        return source
+        if time_scale is None:
+            return source
+        source = source.data
+    path = None
     if isinstance(source, (str, Path)):
-        data: Mapping[str, Any] = read_toml(Path(source))
+        path = Path(source)
+        data: Mapping[str, Any] = read_toml(path)
     elif isinstance(source, Mapping):
         data = source
     else:
         raise TypeError(f"cannot load a scenario from {type(source).__name__}")
-    check_shape(data)
     try:
-        text = json.dumps(data, allow_nan=False)
-    except (TypeError, ValueError) as e:
-        raise ScenarioError("", f"scenario is not plain data: {e}") from None
-    # The engine builds the run to validate it: refuse what would not fit first.
-    check_budget(data)
-    inputs = _input_digests(data)
-    try:
-        normalized = _core.validate(text)
-    except _core.ScenarioError as e:
-        _, field, message = e.args
-        raise _named(field, message) from None
+        check_shape(data)
+        try:
+            json.dumps(data, allow_nan=False)  # the hash covers the JSON form
+        except (TypeError, ValueError) as e:
+            raise ScenarioError("", f"scenario is not plain data: {e}") from None
+        # The engine builds the run to validate it: refuse what would not fit first.
+        check_budget(data)
+        inputs = _input_digests(data)
+        try:
+            normalized = _core.validate(data, time_scale)
+        except _core.ScenarioError as e:
+            _, field, message = e.args
+            raise _named(field, message) from None
+    except ScenarioError as e:
+        if path is None or not e.field:
+            raise
+        raise _located(e, path) from None
     return Scenario(json.loads(normalized), inputs)
 
 
-_JSON_POSITION = re.compile(r" at line \d+ column \d+$")
 _TOP_LEVEL_FIELD = re.compile(r"^(?:missing|unknown) field `([^`]+)`")
 
 
 def _named(field: str, message: str) -> ScenarioError:
-    """The engine's error without its position in the internal JSON text
-    (meaningless to the user), and naming the field of a top-level one."""
-    message = _JSON_POSITION.sub("", message)
+    """The engine's error, naming the field of a top-level one (serde
+    reports an unknown or missing top-level key at the root)."""
     if not field and (m := _TOP_LEVEL_FIELD.match(message)):
         field = m.group(1)
     return ScenarioError(field, message)
+
+
+def _located(e: ScenarioError, path: Path) -> ScenarioError:
+    """``e`` with the file and line where its field (or the nearest part of
+    it that the file writes) is written; the file alone when none is."""
+    try:
+        line = _core.toml_line(path.read_text(encoding="utf-8"), e.field)
+    except (OSError, UnicodeDecodeError):
+        line = None
+    return ScenarioError(e.field, e.message, f"{path}:{line}" if line else str(path))

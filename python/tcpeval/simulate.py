@@ -30,7 +30,7 @@ def run(
     the GIL while it runs, so runs in threads proceed in parallel.
     """
     sc = load_scenario(scenario)
-    sim = _core.Simulation(sc.to_json())
+    sim = _core.Simulation(sc.data)
     end = sim.end
     show = sys.stderr.isatty() if progress is None else progress
     started = time.perf_counter()

@@ -449,42 +449,6 @@ def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:
     ]
 
 
-_SCHEDULED_TIMES = ("start_s", "stop_s", "start_jitter_s", "start_window_s")
-"""Fields of flows and traffic generators that are points or spans of the run's time axis."""
-
-
-def _compress_schedules(node: Any, scale: float) -> None:
-    """Scales the times of every link ``rate_schedule``/``delay_schedule`` under ``node``."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in ("rate_schedule", "delay_schedule") and isinstance(value, list):
-                node[key] = [[float(step[0]) * scale, *step[1:]] for step in value]
-            else:
-                _compress_schedules(value, scale)
-    elif isinstance(node, list):
-        for item in node:
-            _compress_schedules(item, scale)
-
-
-def _compress_time(sc: dict[str, Any], scale: float) -> None:
-    """Quick mode: the run's time axis shrinks by ``scale``: the duration, the
-    start/stop times of flows and traffic generators, and link schedules.
-    Durations inside the traffic models (think times, on/off periods) keep
-    their values: they shape the traffic, not the run."""
-    sc["duration_s"] = float(sc.get("duration_s", 0)) * scale
-    traffic = sc.get("traffic", {})
-    generators = (
-        [g for kind in ("web", "bulk", "udp") for g in traffic.get(kind, [])]
-        if isinstance(traffic, dict)
-        else []
-    )
-    for item in [*sc.get("flows", []), *generators]:
-        for key in _SCHEDULED_TIMES:
-            if item.get(key) is not None:
-                item[key] = float(item[key]) * scale
-    _compress_schedules(sc.get("topology", {}), scale)
-
-
 def _apply_algorithm_settings(sc: dict[str, Any], settings: dict[str, dict[str, Any]]) -> None:
     """Gives each flow the study's ``params``/``tcp`` for its algorithm (the flow's own win)."""
     for flow in sc.get("flows", []):
@@ -526,13 +490,11 @@ def expand(
                 sc["platform"] = platform
             elif study.platform is not None:
                 sc.setdefault("platform", study.platform)
-            if quick:
-                _compress_time(sc, study.duration_scale)
             seed0 = int(sc.get("seed", 1))
             for r in range(reps):
                 run_sc = dict(sc, seed=seed0 + r)
                 try:
-                    scenario = load_scenario(run_sc)
+                    scenario = load_scenario(run_sc, study.duration_scale if quick else None)
                 except ScenarioError as e:
                     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
                     raise StudyError(f"experiment {exp.name} ({where}): {e.field}", e.message) from None

@@ -190,7 +190,7 @@ def _child(data: dict[str, Any], conn: Connection) -> None:
 
     try:
         sc = load_scenario(_expand_deep(data))
-        sim = _core.Simulation(sc.to_json())
+        sim = _core.Simulation(sc.data)
         sim.advance(min(float(sim.end), SIM_CAP_S))
         sim.finish()
         conn.send(("ok", "", ""))

@@ -84,6 +84,52 @@ def test_unknown_field_and_bad_param() -> None:
     assert "allowed" in e.message
 
 
+def test_errors_inside_a_topology_name_the_full_path() -> None:
+    # The topology is a table tagged by `kind`: errors inside it keep their path.
+    sc = small_dumbbell()
+    sc["topology"]["bottleneck"]["delay_ms"] = "ten"
+    e = _error(sc)
+    assert e.field == "topology.bottleneck.delay_ms"
+    assert e.message == 'invalid type: string "ten", expected f64'
+    sc = small_dumbbell()
+    sc["topology"]["bottleneck"]["buffer_pkts"] = 5
+    e = _error(sc)
+    assert e.field == "topology.bottleneck.buffer_pkts"
+    assert e.message.startswith("unknown field `buffer_pkts`, expected one of `rate_mbps`")
+    sc = small_dumbbell()
+    sc["topology"]["kind"] = "star"
+    assert _error(sc).field == "topology.kind"
+
+
+def test_an_error_in_a_file_names_the_file_and_line(tmp_path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(
+        "duration_s = 5\n"
+        "[topology]\n"
+        'kind = "dumbbell"\n'
+        "[topology.bottleneck]\n"
+        "rate_mbps = 10\n"
+        "delay_ms = -3\n"
+        "[[flows]]\n"
+        'algorithm = "reno"\n'
+    )
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    e = info.value
+    assert (e.field, e.location) == ("topology.bottleneck.delay_ms", f"{path}:6")
+    assert str(e).startswith(f"{path}:6: topology.bottleneck.delay_ms: -3 is out of range")
+    # A field the file does not write points at the nearest part it does
+    # (the flow's table header); a missing top-level field at the file.
+    path.write_text(path.read_text().replace("delay_ms = -3", "delay_ms = 3") + "params = { beta = 3 }\n")
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert (info.value.field, info.value.location) == ("flows[0].params.beta", f"{path}:9")
+    path.write_text(path.read_text().replace("duration_s = 5\n", ""))
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    assert (info.value.field, info.value.location) == ("duration_s", str(path))
+
+
 def test_rtt_shorter_than_the_core_path() -> None:
     sc = small_dumbbell()
     sc["flows"][0]["rtt_ms"] = 5

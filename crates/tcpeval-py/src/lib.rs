@@ -1,4 +1,4 @@
-//! Thin PyO3 layer: scenario JSON in, numpy columns out. No logic of its own:
+//! Thin PyO3 layer: scenario data (Python objects) in, numpy columns out. No logic of its own:
 //! validation and simulation live in `tcpeval-sim`, algorithms in
 //! `tcpeval-cc`. The GIL is released while the engine runs, so a thread pool
 //! can run several simulations at once.
@@ -12,7 +12,7 @@ use tcpeval_sim::columns::{Cell, ColumnData, Record, Table};
 use tcpeval_sim::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
 use tcpeval_sim::resolve::Resolved;
 use tcpeval_sim::results::{ClassSummary, FlowSummary, LinkSummary, Results};
-use tcpeval_sim::{from_json, ScenarioError, Time, World};
+use tcpeval_sim::{from_deserializer, Scenario, ScenarioError, Time, World};
 
 create_exception!(
     _core,
@@ -25,13 +25,37 @@ fn scenario_err(e: ScenarioError) -> PyErr {
     ScenarioError_::new_err((e.to_string(), e.field, e.message))
 }
 
-/// Parses and validates a scenario (JSON text); returns it normalized, with
-/// every default filled in, as JSON text.
+/// A scenario read straight from Python objects (dicts, lists, numbers,
+/// strings): no text in between, so numbers arrive exactly and an error
+/// names its field by its full path.
+fn scenario_from_py(data: &Bound<'_, PyAny>) -> PyResult<Scenario> {
+    let mut de = pythonize::Depythonizer::from_object(data);
+    from_deserializer(&mut de).map_err(scenario_err)
+}
+
+/// Parses and validates a scenario (a dict), its time axis first scaled by
+/// `time_scale` if given (a study's quick mode, see
+/// `tcpeval_sim::time_scale`); returns it normalized, with every default
+/// filled in, as JSON text (exact: Python reads the shortest round-tripping
+/// form of every float back to the same value).
 #[pyfunction]
-fn validate(json: &str) -> PyResult<String> {
-    let sc = from_json(json).map_err(scenario_err)?;
+#[pyo3(signature = (data, time_scale=None))]
+fn validate(data: &Bound<'_, PyAny>, time_scale: Option<f64>) -> PyResult<String> {
+    let mut sc = scenario_from_py(data)?;
+    if let Some(factor) = time_scale {
+        sc = tcpeval_sim::time_scale::time_scaled(sc, factor).map_err(scenario_err)?;
+    }
     Resolved::new(&sc).map_err(scenario_err)?;
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// The 1-based line of the TOML text where the field at `path`
+/// (`topology.bottleneck.delay_ms`, `flows[1].params`) is written, or of its
+/// nearest written ancestor; `None` when not even the first part is written
+/// there (a default, or a field set outside the file).
+#[pyfunction]
+fn toml_line(text: &str, path: &str) -> Option<usize> {
+    tcpeval_sim::toml_position::line_of(text, path)
 }
 
 /// The platform presets as JSON text: name, summary, settings (key, value,
@@ -112,10 +136,11 @@ impl Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Builds the simulation from scenario JSON text.
+    /// Builds the simulation from scenario data (a dict, normally a
+    /// validated scenario's normalized form).
     #[new]
-    fn new(json: &str) -> PyResult<Self> {
-        let sc = from_json(json).map_err(scenario_err)?;
+    fn new(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let sc = scenario_from_py(data)?;
         let world = World::new(&sc).map_err(scenario_err)?;
         Ok(Simulation { world: Some(world) })
     }
@@ -215,6 +240,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_line, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(platforms, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;

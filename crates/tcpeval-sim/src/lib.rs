@@ -20,11 +20,13 @@ pub mod rng;
 pub mod scenario;
 pub mod tcp;
 pub mod time;
+pub mod time_scale;
+pub mod toml_position;
 pub mod traffic;
 pub mod world;
 
 pub use results::Results;
-pub use scenario::{from_json, Scenario, ScenarioError};
+pub use scenario::{from_deserializer, from_json, Scenario, ScenarioError};
 pub use time::Time;
 pub use world::World;
 

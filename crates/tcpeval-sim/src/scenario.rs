@@ -59,6 +59,93 @@ fn default_period_ms() -> f64 {
     10.0
 }
 
+/// Marks the start and end of a field path that [`kind_tagged!`] puts in
+/// front of an error message, so [`from_deserializer`] can join it to the
+/// path of the enclosing field (a serde error carries only a message).
+const PATH_MARK: char = '\u{1f}';
+
+/// An error message carrying `path` (relative to the enclosing field).
+fn nested_error(path: &str, message: &str) -> String {
+    format!("{PATH_MARK}{path}{PATH_MARK}{message}")
+}
+
+/// The relative path and the message of an error made by [`nested_error`]
+/// (an empty path for any other error).
+fn split_nested(text: &str) -> (String, String) {
+    if let Some(rest) = text.strip_prefix(PATH_MARK) {
+        if let Some((path, message)) = rest.split_once(PATH_MARK) {
+            return (path.to_string(), message.to_string());
+        }
+    }
+    (String::new(), text.to_string())
+}
+
+/// `message` without serde_json's trailing ` at line L column C`.
+fn without_json_position(message: &str) -> String {
+    if let Some(i) = message.rfind(" at line ") {
+        let tail = &message[i + " at line ".len()..];
+        if let Some((line, column)) = tail.split_once(" column ") {
+            let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            if digits(line) && digits(column) {
+                return message[..i].to_string();
+            }
+        }
+    }
+    message.to_string()
+}
+
+/// `outer.inner`, where `"."` or an empty part means the root.
+fn join_path(outer: &str, inner: &str) -> String {
+    let outer = if outer == "." { "" } else { outer };
+    let inner = if inner == "." { "" } else { inner };
+    match (outer.is_empty(), inner.is_empty()) {
+        (_, true) => outer.to_string(),
+        (true, false) => inner.to_string(),
+        (false, false) if inner.starts_with('[') => format!("{outer}{inner}"),
+        (false, false) => format!("{outer}.{inner}"),
+    }
+}
+
+/// Deserializes the variants of an internally tagged enum (`kind = "..."`)
+/// one by one from a [`Value`]. Serde's derived form buffers the table and
+/// loses the path of any error inside it; this keeps it. Each line maps a
+/// `kind` to a newtype variant whose content is deserialized with the rest
+/// of the table.
+macro_rules! kind_tagged {
+    ($enum:ident { $($kind:literal => $variant:ident),+ $(,)? }) => {
+        impl TryFrom<Value> for $enum {
+            type Error = String;
+
+            fn try_from(value: Value) -> Result<Self, String> {
+                const KINDS: &[&str] = &[$($kind),+];
+                let Value::Object(mut table) = value else {
+                    return Err(format!("expected a table with a `kind` field, got {value}"));
+                };
+                let kind = match table.remove("kind") {
+                    Some(Value::String(kind)) => kind,
+                    Some(other) => return Err(nested_error("kind", &format!("expected a string, got {other}"))),
+                    None => return Err(nested_error("kind", "missing field `kind`")),
+                };
+                let rest = Value::Object(table);
+                let content = |e: serde_path_to_error::Error<serde_json::Error>| {
+                    let (inner, message) = split_nested(&e.inner().to_string());
+                    nested_error(&join_path(&e.path().to_string(), &inner), &message)
+                };
+                match kind.as_str() {
+                    $($kind => serde_path_to_error::deserialize(rest).map($enum::$variant).map_err(content),)+
+                    other => {
+                        let allowed: Vec<String> = KINDS.iter().map(|k| format!("`{k}`")).collect();
+                        Err(nested_error(
+                            "kind",
+                            &format!("unknown variant `{other}`, expected one of {}", allowed.join(", ")),
+                        ))
+                    }
+                }
+            }
+        }
+    };
+}
+
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -269,8 +356,12 @@ pub struct Graph {
 }
 
 /// The network.
+///
+/// Deserialized through [`Value`] by [`kind_tagged!`] so that an error inside
+/// a topology keeps its path (`topology.bottleneck.delay_ms`); serialized
+/// with the `kind` tag as usual.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", try_from = "Value")]
 pub enum Topology {
     /// One bottleneck, per-flow access links.
     Dumbbell(Dumbbell),
@@ -279,6 +370,12 @@ pub enum Topology {
     /// Any graph.
     Graph(Graph),
 }
+
+kind_tagged!(Topology {
+    "dumbbell" => Dumbbell,
+    "parking_lot" => ParkingLot,
+    "graph" => Graph,
+});
 
 /// Direction of a dumbbell flow's data.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -374,13 +471,26 @@ impl Default for Probes {
 
 /// Parses a scenario from JSON, naming the field of any error.
 pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-    let de = &mut serde_json::Deserializer::from_str(text);
-    let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let field = if path == "." { String::new() } else { path };
-        ScenarioError::new(field, e.into_inner().to_string())
-    })?;
-    Ok(sc)
+    from_deserializer(&mut serde_json::Deserializer::from_str(text))
+}
+
+/// Parses a scenario from any serde data source (JSON text, Python objects),
+/// naming the field of any error by its full path.
+pub fn from_deserializer<'de, D>(de: D) -> Result<Scenario, ScenarioError>
+where
+    D: serde::Deserializer<'de>,
+    D::Error: fmt::Display,
+{
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let outer = e.path().to_string();
+        let (inner, message) = split_nested(&e.into_inner().to_string());
+        if inner.is_empty() {
+            ScenarioError::new(join_path(&outer, &inner), message)
+        } else {
+            // A JSON parser puts the position of the whole enclosing table after it.
+            ScenarioError::new(join_path(&outer, &inner), without_json_position(&message))
+        }
+    })
 }
 
 /// Checks `lo <= v <= hi` for a finite `v`.
@@ -428,6 +538,53 @@ mod tests {
             panic!()
         };
         assert_eq!(d.bottleneck.buffer, BufferSpec::Bdp(1.0));
+    }
+
+    #[test]
+    fn errors_inside_a_topology_keep_their_full_path() {
+        let bad = MINIMAL.replace("\"delay_ms\": 10", "\"delay_ms\": \"ten\"");
+        let e = from_json(&bad).unwrap_err();
+        assert_eq!(e.field, "topology.bottleneck.delay_ms", "{e}");
+        assert!(
+            e.message
+                .starts_with("invalid type: string \"ten\", expected f64"),
+            "{e}"
+        );
+        let bad = MINIMAL.replace(
+            "\"delay_ms\": 10",
+            "\"delay_ms\": 10, \"buffer_packets\": 5",
+        );
+        let e = from_json(&bad).unwrap_err();
+        assert_eq!(e.field, "topology.bottleneck.buffer_packets", "{e}");
+        assert!(
+            e.message
+                .starts_with("unknown field `buffer_packets`, expected one of `rate_mbps`"),
+            "{e}"
+        );
+        assert!(!e.message.contains(" at line "), "{e}");
+    }
+
+    #[test]
+    fn a_topology_kind_is_checked_by_name() {
+        let e = from_json(&MINIMAL.replace("\"dumbbell\"", "\"star\"")).unwrap_err();
+        assert_eq!(e.field, "topology.kind");
+        assert_eq!(
+            e.message,
+            "unknown variant `star`, expected one of `dumbbell`, `parking_lot`, `graph`"
+        );
+        let e = from_json(&MINIMAL.replace("\"kind\": \"dumbbell\", ", "")).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.message.as_str()),
+            ("topology.kind", "missing field `kind`")
+        );
+    }
+
+    #[test]
+    fn every_topology_kind_round_trips_through_its_tag() {
+        let s = from_json(MINIMAL).unwrap();
+        let text = serde_json::to_string(&s).unwrap();
+        assert!(text.contains("\"kind\":\"dumbbell\""), "{text}");
+        assert_eq!(from_json(&text).unwrap(), s);
     }
 
     #[test]

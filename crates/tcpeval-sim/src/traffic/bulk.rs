@@ -13,6 +13,7 @@ use super::{check_window, ClassInfo, ClassKind, Directions, Endpoints, TcpProto}
 use crate::net::topology::core_rtt_ms;
 use crate::rng::{purpose, stream};
 use crate::scenario::{check, FlowSpec, Scenario, ScenarioError, TcpOptions, Topology};
+use crate::time_scale::{scale_opt, ScaleTime};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +78,15 @@ pub struct BulkSpec {
     /// carries their aggregate).
     #[serde(default)]
     pub trace: bool,
+}
+
+impl ScaleTime for BulkSpec {
+    /// Quick mode: the start and stop times move with the run's axis.
+    fn scale_time(&mut self, factor: f64) {
+        self.start_s *= factor;
+        scale_opt(&mut self.start_window_s, factor);
+        scale_opt(&mut self.stop_s, factor);
+    }
 }
 
 /// Expands generator `g` into flow entries with their class ids, adding

@@ -14,6 +14,7 @@ use crate::net::topology::GroupSpec;
 use crate::rng::{purpose, stream, Stream};
 use crate::scenario::{check, check_pos, Scenario, ScenarioError};
 use crate::time::{tx_time, Time};
+use crate::time_scale::{scale_opt, ScaleTime};
 use serde::{Deserialize, Serialize};
 
 /// A UDP source.
@@ -52,6 +53,14 @@ pub struct UdpSpec {
     /// Stop, s (default: the end).
     #[serde(default)]
     pub stop_s: Option<f64>,
+}
+
+impl ScaleTime for UdpSpec {
+    /// Quick mode: the start and stop times move with the run's axis.
+    fn scale_time(&mut self, factor: f64) {
+        self.start_s *= factor;
+        scale_opt(&mut self.stop_s, factor);
+    }
 }
 
 /// One direction of a UDP source, running.

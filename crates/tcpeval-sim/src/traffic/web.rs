@@ -46,6 +46,7 @@ use crate::net::topology::GroupSpec;
 use crate::rng::{purpose, stream, Stream};
 use crate::scenario::{check, check_pos, Scenario, ScenarioError, TcpOptions};
 use crate::time::Time;
+use crate::time_scale::{scale_opt, ScaleTime};
 use serde::{Deserialize, Serialize};
 
 /// The `reverse` study's mean inter-arrival time per direction, ms.
@@ -229,6 +230,14 @@ pub struct WebSpec {
     /// No transfer starts at or after this time, s (default: the end).
     #[serde(default)]
     pub stop_s: Option<f64>,
+}
+
+impl ScaleTime for WebSpec {
+    /// Quick mode: the start and stop times move with the run's axis.
+    fn scale_time(&mut self, factor: f64) {
+        self.start_s *= factor;
+        scale_opt(&mut self.stop_s, factor);
+    }
 }
 
 /// One direction of a web generator, running.
