@@ -49,7 +49,7 @@ def periodogram_psd(
     cwnd and queue series.
     """
     v, fs = _windowed(time, x, t_start, t_end)
-    # scipy-stubs 1.18 spell detrend "linear" as "literal", so no overload matches.
+    # scipy-stubs 1.17 spell detrend "linear" as "literal", so no overload matches.
     f, pxx = signal.periodogram(  # type: ignore[call-overload]
         v, fs=fs, window=window, detrend=detrend, scaling="density"
     )
