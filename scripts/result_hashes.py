@@ -54,7 +54,7 @@ def run_digests(label: str, scenario: tcpeval.Scenario) -> None:
     print(f"{label} scenario {scenario.hash}")
     print(f"{label} sim_time_s {r.sim_time_s!r} events {r.events}")
     for t in TABLES:
-        print(f"{label} {t} {table_digest(getattr(r, t))}")
+        print(f"{label} {t} {table_digest(r.stored_table(t))}")  # as stored: no derived name columns
     print(f"# {label}: {wall:.1f} s wall", file=sys.stderr)
 
 

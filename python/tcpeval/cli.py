@@ -93,6 +93,28 @@ def _cmd_tcp_options(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_columns(args: argparse.Namespace) -> int:
+    from tcpeval.result import columns
+
+    tables = columns()
+    if args.table is not None:
+        tables = [t for t in tables if t["key"] == args.table]
+        if not tables:
+            keys = ", ".join(t["key"] for t in columns())
+            print(f"tcpeval: no result table {args.table!r}; tables: {keys}", file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(tables, indent=2))
+        return 0
+    for t in tables:
+        print(f"{t['key']}: {' '.join(t['doc'].split())}")
+        width = max(len(c["name"]) for c in t["columns"])
+        for c in t["columns"]:
+            print(f"    {c['name']:<{width}}  {c['type']:<8}  {' '.join(c['doc'].split())}")
+        print()
+    return 0
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from tcpeval.bench import CASES, machine, run_case
 
@@ -326,6 +348,10 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--experiment", help="only this experiment")
     q.add_argument("--csv", action="store_true", help="CSV output")
     q.set_defaults(func=_cmd_results)
+    c = res_sub.add_parser("columns", help="list the result tables and their columns with units")
+    c.add_argument("table", nargs="?", help="only this table (flow_series, flows, ...)")
+    c.add_argument("--json", action="store_true", help="JSON output")
+    c.set_defaults(func=_cmd_columns)
 
     b = sub.add_parser("bench", help="measure engine speed (packets/s, events/s)")
     b.add_argument("--quick", action="store_true", help="scenarios at 1/10 of their duration")

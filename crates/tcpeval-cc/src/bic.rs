@@ -1,6 +1,6 @@
 //! BIC TCP (L. Xu, K. Harfoush, I. Rhee, "Binary Increase Congestion
 //! Control for Fast, Long Distance Networks", INFOCOM 2004; Linux
-//! `net/ipv4/tcp_bic.c`; spec/algorithms.md section 6).
+//! `net/ipv4/tcp_bic.c`).
 //!
 //! After a loss at `W_max` the window searches for it: far below it grows
 //! linearly by `S_max` per RTT, closer it closes a fraction `1/B` of the
@@ -30,15 +30,15 @@
 //!
 //! Linux's integer arithmetic is kept (all divisions above are integer
 //! divisions). Two kernel properties to know about, both reproduced:
-//! * The ACK-ratio estimator is updated with integer arithmetic
-//!   (`delayed_ack += acked - delayed_ack / 16`); with one packet per ACK it
-//!   moves from its initial 32 to 31 and stays there (`31 / 16 = 1` leaves no
-//!   correction), so with an ACK per packet Linux BIC grows about 1.94× the
-//!   nominal rates. With per-packet counting and an ACK every 2 packets it
-//!   sits at 32 and the compensation doubles growth again (spec section 6
-//!   pitfall). Its intended case is the 2.6 kernels' per-ACK counting with
-//!   delayed ACKs, where it restores the nominal rates. `ackratio_comp =
-//!   false` gives the nominal rates of spec fact 9 in every case.
+//! * The ACK-ratio estimator is updated with integer arithmetic (`delayed_ack
+//!   += acked - delayed_ack / 16`); with one packet per ACK it moves from its
+//!   initial 32 to 31 and stays there (`31 / 16 = 1` leaves no correction), so
+//!   with an ACK per packet Linux BIC grows about 1.94× the nominal rates. With
+//!   per-packet counting and an ACK every 2 packets it sits at 32 and the
+//!   compensation doubles growth again (Linux `bictcp_acked` and
+//!   `bictcp_update`). Its intended case is the 2.6 kernels' per-ACK counting
+//!   with delayed ACKs, where it restores the nominal rates. `ackratio_comp =
+//!   false` gives the nominal rates of `bictcp_update` in every case.
 //! * Below `low_window` the kernel returns before the compensation, so the
 //!   Reno region is exact.
 //!
@@ -180,7 +180,7 @@ impl Bic {
 
 impl CongestionControl for Bic {
     /// The 2.6 module set no `min_cwnd`, so rate halving stopped at
-    /// ssthresh (`tcp_cwnd_min`; spec 1.8).
+    /// ssthresh (Linux 2.6 `tcp_cwnd_min`).
     fn min_cwnd(&self, tcb: &Tcb) -> f64 {
         tcb.ssthresh
     }
@@ -238,7 +238,8 @@ mod tests {
     use super::*;
     use crate::testing::Harness;
 
-    /// BIC with the nominal rates of spec fact 9 (no ACK-ratio scaling).
+    /// BIC with the nominal rates of Linux `bictcp_update` (no ACK-ratio
+    /// scaling).
     fn nominal() -> Bic {
         Bic::new(BicParams {
             ackratio_comp: false,
@@ -252,7 +253,8 @@ mod tests {
 
     #[test]
     fn smooth_part_from_s_min() {
-        // spec section 6: smooth_part = ln(1/S_min)/ln(B/(B-1)) + B = 20.
+        // Linux tcp_bic.c (smooth_part): smooth_part = ln(1/S_min)/ln(B/(B-1))
+        // + B = 20.
         assert_eq!(BicParams::default().smooth_part(), 20);
         let binary = BicParams {
             b: 2,
@@ -268,8 +270,9 @@ mod tests {
 
     #[test]
     fn reno_at_or_below_the_low_window() {
-        // spec section 6: cnt = cwnd for cwnd <= 14 (no ACK-ratio scaling
-        // there, even with the Linux default on): +1 per RTT; loss halves.
+        // Linux bictcp_update (low_window): cnt = cwnd for cwnd <= 14 (no
+        // ACK-ratio scaling there, even with the Linux default on): +1 per RTT;
+        // loss halves.
         let mut h = harness(Bic::new(BicParams::default()), 5.0);
         for n in 1..=9 {
             h.round();
@@ -285,7 +288,7 @@ mod tests {
 
     #[test]
     fn loss_keeps_beta_and_sets_w_max_with_fast_convergence() {
-        // spec section 6 loss rule: ssthresh = max(floor(0.8 cwnd), 2);
+        // Linux bictcp_recalc_ssthresh: ssthresh = max(floor(0.8 cwnd), 2);
         // W_max = cwnd, or floor(cwnd (1 + beta)/2) below the previous W_max.
         let mut h = harness(nominal(), 1000.0);
         h.fast_loss();
@@ -306,7 +309,7 @@ mod tests {
 
     #[test]
     fn binary_search_and_max_probing() {
-        // spec fact 9 (Linux values, nominal rates): after a loss at
+        // Linux bictcp_update (nominal rates): after a loss at
         // W = 1000 cwnd = 800; while W - cwnd > 64: +16/RTT;
         // then +floor((W - cwnd)/4) per RTT; within 7 of W: +1 per 5 RTTs
         // (0.2/RTT); above W: +0.2/RTT for 4 packets, then +(cwnd - W)/3
@@ -362,7 +365,7 @@ mod tests {
 
     #[test]
     fn s_max_clamps_the_increase() {
-        // spec fact 9 / section 6 table: with the BIC paper's S_max = 32 the
+        // Xu et al. 2004: with the BIC paper's S_max = 32 the
         // linear phase is +32/RTT (far from W_max the distance/B is 50 > 32).
         let study = BicParams {
             beta: 0.8,
@@ -396,7 +399,7 @@ mod tests {
 
     #[test]
     fn linux_ack_ratio_estimator() {
-        // spec section 6 pitfall. One packet per ACK: the integer EWMA goes
+        // Linux bictcp_acked. One packet per ACK: the integer EWMA goes
         // 32 -> 31 and stays (31 >> 4 = 1), so in the linear phase
         // cnt = floor(floor(cwnd/16) * 16/31): 25 for cwnd 800..815, 26 for
         // 816..831; 800 ACKs pay 16 steps of 25 and 15 of 26: +31 per RTT
@@ -421,7 +424,8 @@ mod tests {
         h.fast_loss();
         h.round();
         assert_eq!(h.tcb.cwnd, 832.0);
-        // Without compensation, per-ACK counting halves growth (spec 1.2).
+        // Without compensation, per-ACK counting halves growth (Linux 2.6,
+        // tcp_abc = 0).
         let mut h = harness(nominal(), 1000.0)
             .with_delayed_ack(2)
             .with_per_ack_counting();
@@ -432,7 +436,7 @@ mod tests {
 
     #[test]
     fn rto_forgets_w_max() {
-        // spec section 6: set_state(Loss) resets all BIC state.
+        // Linux bictcp_state: set_state(Loss) resets all BIC state.
         let mut h = harness(nominal(), 1000.0);
         h.rto();
         assert_eq!(h.tcb.ssthresh, 800.0);

@@ -2,13 +2,14 @@
 //! Limited Slow-Start), additive increase with a fractional counter
 //! (Linux `tcp_cong_avoid_ai`) or in floating point (ns-2 style), Reno's
 //! ssthresh, the RFC 3649 HighSpeed response curve, Vegas-style once-per-RTT
-//! RTT bookkeeping, and a minimum-RTT filter with optional aging. Section
-//! numbers refer to spec/algorithms.md.
+//! RTT bookkeeping, and a minimum-RTT filter with optional aging. The
+//! primary source of each is named where it is defined.
 
 use crate::{CaState, Tcb, Time};
 use serde::{Deserialize, Serialize};
 
-/// How fractional window growth is kept (spec 1.2).
+/// How fractional window growth is kept (Linux `tcp_cong_avoid_ai` in
+/// `net/ipv4/tcp_cong.c`, or ns-2 `TcpAgent::opencwnd` in `tcp/tcp.cc`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GrowthMode {
@@ -19,7 +20,8 @@ pub enum GrowthMode {
     Float,
 }
 
-/// Slow start on `acked` newly delivered packets (spec 1.5, 1.6).
+/// Slow start on `acked` newly delivered packets (RFC 5681 section 3.1; RFC
+/// 3742 section 2).
 ///
 /// Without Limited Slow-Start (or while `cwnd <= max_ssthresh`) this is modern
 /// Linux `tcp_slow_start`: one packet per packet acked, `cwnd = min(cwnd +
@@ -77,7 +79,8 @@ pub fn slow_start_then(tcb: &mut Tcb, acked: u32) -> u32 {
     }
 }
 
-/// Additive increase of one packet per `w` packets acked (spec 1.2).
+/// Additive increase of one packet per `w` packets acked (Linux
+/// `tcp_cong_avoid_ai`).
 ///
 /// Linux mode is `tcp_cong_avoid_ai`: credit left over from a larger `w`
 /// first converts to one packet, then `acked` is added to `cwnd_cnt` and every
@@ -182,12 +185,12 @@ pub fn floor_product(x: f64, f: f64) -> f64 {
 }
 
 /// Reno's slow-start threshold after a loss: `max(floor(cwnd * beta), 2)`
-/// (Linux `tcp_reno_ssthresh` with beta = 1/2; spec section 2).
+/// (Linux `tcp_reno_ssthresh` with beta = 1/2).
 pub fn reno_ssthresh(tcb: &Tcb, beta: f64) -> f64 {
     (tcb.cwnd * beta).floor().max(2.0)
 }
 
-/// The HighSpeed TCP response curve of RFC 3649 (spec section 4), as
+/// The HighSpeed TCP response curve of RFC 3649 (section 5), as
 /// continuous formulas (the ns-2 form; Linux uses a 72-row table derived from
 /// them, which differs from these by at most 1 in `a(w)`).
 ///
@@ -262,7 +265,8 @@ pub fn hstcp_a(w: f64, hs: &Hstcp) -> f64 {
 /// first ACK beyond `beg_snd_nxt` (the `snd_nxt` recorded at round start).
 /// Per-RTT decisions run only while `enabled`: the round restarts on entering
 /// Open and stops in any other state, because RTT samples during recovery
-/// and after an RTO are ambiguous (spec 1.12; Linux `tcp_vegas_state`).
+/// and after an RTO are ambiguous (Linux `tcp_vegas_state` in
+/// `net/ipv4/tcp_vegas.c`).
 #[derive(Clone, Debug)]
 pub struct RttRound {
     /// Smallest RTT sample of the connection (propagation delay estimate).
@@ -356,7 +360,8 @@ impl RttRound {
 }
 
 /// Running minimum of RTT samples: the baseRTT / RTTmin estimators of the
-/// delay-based algorithms (spec 1.12).
+/// delay-based algorithms (Linux `tcp_vegas.c` `baseRTT`, `tcp_illinois.c`
+/// `base_rtt`, ...).
 ///
 /// Linux never ages these minima (a route change that lengthens the path
 /// leaves them too small forever); that is the behaviour with `max_age =
@@ -446,7 +451,8 @@ mod tests {
 
     #[test]
     fn slow_start_adds_acked_up_to_ssthresh_and_returns_leftover() {
-        // spec 1.5: cwnd <- min(cwnd + acked, ssthresh), leftover to CA.
+        // modern Linux tcp_slow_start (tcp_cong.c): cwnd <- min(cwnd + acked,
+        // ssthresh), leftover to CA.
         let mut t = tcb(10.0, 14.0);
         assert_eq!(slow_start(&mut t, 3), 0);
         assert_eq!(t.cwnd, 13.0);
@@ -456,7 +462,7 @@ mod tests {
 
     #[test]
     fn limited_slow_start_follows_rfc3742_k() {
-        // RFC 3742 / spec 1.6: above max_ssthresh = 100, K = floor(cwnd/50),
+        // RFC 3742 section 2: above max_ssthresh = 100, K = floor(cwnd/50),
         // +1/K per packet. From 101: K = 2 for 98 packets (+49 -> 150), then
         // K = 3 for the next 3 packets (+1): 101 packets acked -> cwnd 151.
         let mut t = tcb(101.0, UNLIMITED);
@@ -483,7 +489,7 @@ mod tests {
 
     #[test]
     fn additive_increase_linux_one_per_w() {
-        // spec 1.2: exactly one packet per w acked.
+        // Linux tcp_cong_avoid_ai: exactly one packet per w acked.
         let mut t = tcb(10.0, 5.0);
         for _ in 0..9 {
             additive_increase(&mut t, GrowthMode::Linux, 10.0, 1);
@@ -496,7 +502,8 @@ mod tests {
         additive_increase(&mut t, GrowthMode::Linux, 10.0, 25);
         assert_eq!(t.cwnd, 13.0);
         assert_eq!(t.cwnd_cnt, 5);
-        // Credit from a larger w converts first (step 1 of spec 1.2).
+        // Credit from a larger w converts first (tcp_cong_avoid_ai's first
+        // test, cwnd_cnt >= w).
         t.cwnd_cnt = 7;
         additive_increase(&mut t, GrowthMode::Linux, 4.0, 1);
         assert_eq!(t.cwnd, 14.0);
@@ -530,7 +537,7 @@ mod tests {
     }
     #[test]
     fn hstcp_curve_matches_rfc3649_anchor_points() {
-        // spec section 4 / fact 5: a(38) = 1, b(38) = 0.5, a(83000) ~ 72.5,
+        // RFC 3649 section 5: a(38) = 1, b(38) = 0.5, a(83000) ~ 72.5,
         // b(83000) = 0.1, p(w) ~ 0.078 / w^1.2.
         let hs = Hstcp::RFC3649;
         assert_eq!(hstcp_a(38.0, &hs), 1.0);
@@ -566,7 +573,8 @@ mod tests {
         r.on_sample(t.now, Time::from_ms(150));
         assert_eq!(r.min_rtt, Some(Time::from_ms(150)));
         assert_eq!(r.base_rtt(), Some(Time::from_ms(110)));
-        // Outside Open no round ends (spec 1.12); entering Open restarts it.
+        // Outside Open no round ends (Linux tcp_vegas_state); entering Open
+        // restarts it.
         r.set_state(&t, CaState::Recovery);
         assert!(!r.round_ended(100));
         t.snd_nxt = 40;
@@ -577,7 +585,7 @@ mod tests {
 
     #[test]
     fn min_rtt_never_ages_by_default() {
-        // spec 1.12: Linux baseRTT is the minimum over the whole connection.
+        // Linux tcp_vegas.c: baseRTT is the minimum over the whole connection.
         let mut m = MinRtt::new(Time::ZERO);
         assert_eq!(m.get(), None);
         m.update(Time::from_secs(0), Time::from_ms(100));
@@ -594,8 +602,9 @@ mod tests {
 
     #[test]
     fn min_rtt_with_aging_follows_a_longer_path() {
-        // spec 1.12 (aging exposed): an unconfirmed minimum older than max_age
-        // gives way to the next sample; later smaller samples undercut it.
+        // tcpeval's option, not Linux (docs/decisions.md): an unconfirmed
+        // minimum older than max_age gives way to the next sample; later
+        // smaller samples undercut it.
         let mut m = MinRtt::new(Time::from_secs(10));
         m.update(Time::from_secs(0), Time::from_ms(100));
         m.update(Time::from_secs(10), Time::from_ms(150));

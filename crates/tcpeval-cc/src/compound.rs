@@ -1,7 +1,7 @@
 //! Compound TCP (Tan, Song, Zhang, Sridharan, "A Compound TCP Approach for
 //! High-speed and Long Distance Networks", IEEE INFOCOM 2006; Microsoft
 //! Research TR-2005-86; draft-sridharan-tcpm-ctcp-00..02;
-//! spec/algorithms.md section 12).
+//! the ports named below).
 //!
 //! The send window is the sum of a Reno-like loss window `cwnd_l` and a
 //! delay window `dwnd`: `tcb.cwnd = cwnd_l + dwnd` (the receiver window is
@@ -17,25 +17,23 @@
 //!   `cwnd_l`'s own +1, so the total grows `alpha win^k` per RTT);
 //!   `diff >= gamma`: `dwnd = max(dwnd - zeta diff, 0)`.
 //!   Below `low_window` packets of total window `dwnd = 0` (plain Reno).
-//! * Loss (`loss_split = "paper"`, default): `cwnd_l <- cwnd_l / 2`,
-//!   `dwnd <- max(win (1 - beta) - cwnd_l / 2, 0)`, so the total becomes
-//!   `win (1 - beta)`; `ssthresh()` returns that total and, once the sender
-//!   has applied it, `tcb.ssthresh` is set to the new `cwnd_l` so that the
-//!   loss window continues in congestion avoidance as Reno's would.
-//!   `loss_split = "port"`: the rule of the Linux port as shipped in ns-2.35
-//!   TCP-Linux, `ssthresh = win (1 - beta)` and, when the sender has cut
-//!   the window to `win'`: `cwnd_l = win'`, `dwnd = 0` if either component
-//!   alone exceeds `win'`, else `dwnd` kept and `cwnd_l = win' - dwnd` (the
-//!   loss window is then below ssthresh and slow-starts back to it, as in
-//!   the port). With `beta = 1/2` one component always exceeds `win/2`
-//!   unless they are equal, so the port in effect restarts from
-//!   `cwnd_l = win/2`, `dwnd = 0` -- the spec's "dwnd kept" holds only for
-//!   smaller cuts.
-//!   Reductions that do not follow a loss (idle restart) scale both
-//!   components in proportion.
+//! * Loss (`loss_split = "paper"`, default): `cwnd_l <- cwnd_l / 2`, `dwnd <-
+//!   max(win (1 - beta) - cwnd_l / 2, 0)`, so the total becomes `win (1 -
+//!   beta)`; `ssthresh()` returns that total and, once the sender has applied
+//!   it, `tcb.ssthresh` is set to the new `cwnd_l` so that the loss window
+//!   continues in congestion avoidance as Reno's would. `loss_split = "port"`:
+//!   the rule of the Linux port as shipped in ns-2.35 TCP-Linux, `ssthresh =
+//!   win (1 - beta)` and, when the sender has cut the window to `win'`: `cwnd_l
+//!   = win'`, `dwnd = 0` if either component alone exceeds `win'`, else `dwnd`
+//!   kept and `cwnd_l = win' - dwnd` (the loss window is then below ssthresh
+//!   and slow-starts back to it, as in the port). With `beta = 1/2` one
+//!   component always exceeds `win/2` unless they are equal, so the port in
+//!   effect restarts from `cwnd_l = win/2`, `dwnd = 0` -- the port's "dwnd
+//!   kept" holds only for smaller cuts. Reductions that do not follow a loss
+//!   (idle restart) scale both components in proportion.
 //! * RTO: `cwnd_l = 1`, `dwnd = 0`, standard slow start.
-//! * The per-RTT update pauses outside the Open state (spec 1.12; the ports'
-//!   `tcp_compound_state`).
+//! * The per-RTT update pauses outside the Open state (RTT samples around a
+//!   loss are ambiguous; the ports' `tcp_compound_state`).
 //!
 //! Sources for the constants and rules:
 //! * `alpha = 1/8`, `beta = 1/2`, `k = 3/4`, `gamma = 30` packets,
@@ -45,17 +43,16 @@
 //!   root; the version shipped in ns-2.35 TCP-Linux) and in L. Andrew's
 //!   revised port (release 1.3, 2008, which also builds under ns-2
 //!   TCP-Linux: `LOG_ALPHA` 3, `GAMMA` 30, `ETA` 1).
-//! * Minimum window `low_window = 38` packets (the spec recalled 41):
-//!   draft-sridharan-tcpm-ctcp states that the delay-based component only
-//!   kicks in when the window is larger than a threshold "currently set to
-//!   38 packets assuming 1500 byte MTU" (quoted in the ICCRG list thread
-//!   "Initial value of dwnd", Nov. 2008), and L. Andrew's port has
-//!   `LOW_WINDOW = 38` ("Revert to Reno if CWND < LOW_WINDOW"), compared
-//!   with the total window as here (the draft words it on cwnd). No source
-//!   for 41 was found. Castellani's original port has no threshold
-//!   (`low_window = 0`). To reproduce ns-2.35 TCP-Linux use `loss_split =
-//!   "port"`, `dwnd_in_slow_start = true`, `low_window = 0`, `growth =
-//!   "linux"`.
+//! * Minimum window `low_window = 38` packets (a recollection of 41 was not
+//!   confirmed): draft-sridharan-tcpm-ctcp states that the delay-based
+//!   component only kicks in when the window is larger than a threshold
+//!   "currently set to 38 packets assuming 1500 byte MTU" (quoted in the ICCRG
+//!   list thread "Initial value of dwnd", Nov. 2008), and L. Andrew's port has
+//!   `LOW_WINDOW = 38` ("Revert to Reno if CWND < LOW_WINDOW"), compared with
+//!   the total window as here (the draft words it on cwnd). No source for 41
+//!   was found. Castellani's original port has no threshold (`low_window = 0`).
+//!   To reproduce ns-2.35 TCP-Linux use `loss_split = "port"`,
+//!   `dwnd_in_slow_start = true`, `low_window = 0`, `growth = "linux"`.
 //! * Round: Vegas-style, RTT = minimum sample of the last RTT, at least
 //!   three samples (`cntRTT > 2`), as in both ports.
 //! * Slow start: the paper and the draft ("dwnd is initialized to zero while
@@ -64,13 +61,13 @@
 //!   per-RTT update in slow start too (`true`).
 //! * Gamma auto-tuning (draft-sridharan-tcpm-ctcp; L. Andrew's port, Dec.
 //!   2007): per RTT `diff_reno = cwnd_l (RTT - baseRTT) / RTT`; at each loss
-//!   `gamma += lambda (3/4 diff_reno - gamma)`, clamped to
-//!   `[gamma_min, gamma_max] = [5, 30]`, then wait for a fresh `diff_reno`
-//!   (one from a round where the delay component acts: not in slow start,
-//!   not below `low_window`; forgotten after idle).
-//!   Off by default. `lambda = 1/2` follows the spec; Andrew's release 1.1
-//!   changelog records a change of lambda from 1/2 to 1/4 (and the spec
-//!   notes an ns-3 fork with 0.8) -- set `gamma_lambda` to reproduce those.
+//!   `gamma += lambda (3/4 diff_reno - gamma)`, clamped to `[gamma_min,
+//!   gamma_max] = [5, 30]`, then wait for a fresh `diff_reno` (one from a round
+//!   where the delay component acts: not in slow start, not below `low_window`;
+//!   forgotten after idle). Off by default. `lambda = 1/2` is the draft's value
+//!   as recalled (not re-checked); Andrew's release 1.1 changelog records a
+//!   change of lambda from 1/2 to 1/4 (and an ns-3 fork is reported to use 0.8)
+//!   -- set `gamma_lambda` to reproduce those.
 //! * Not reproduced: Andrew's port also pacing the `dwnd` increase over the
 //!   next RTT and splitting a backoff proportionally between components.
 
@@ -78,6 +75,10 @@ use crate::common::{additive_increase, slow_start, GrowthMode, RttRound};
 use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
 use serde::{Deserialize, Serialize};
+
+/// Gamma tuning aims gamma at this fraction of the backlog `diff_reno` the
+/// loss window had before the loss (draft-sridharan-tcpm-ctcp: 3/4).
+const GAMMA_TUNING_BACKLOG_FRACTION: f64 = 0.75;
 
 /// How a loss divides the reduced window between `cwnd_l` and `dwnd`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -227,7 +228,7 @@ impl Compound {
     }
 
     /// The once-per-RTT delay-window update with the round's minimum RTT
-    /// `rtt` and the connection's `base` RTT (spec 12).
+    /// `rtt` and the connection's `base` RTT (Tan et al. 2006).
     fn update_dwnd(&mut self, tcb: &Tcb, rtt: Time, base: Time) {
         let p = &self.params;
         let win = tcb.cwnd;
@@ -265,7 +266,8 @@ impl CongestionControl for Compound {
         if self.params.gamma_tuning {
             if let Some(diff_reno) = self.diff_reno.take() {
                 let p = &self.params;
-                let g = self.gamma + p.gamma_lambda * (0.75 * diff_reno - self.gamma);
+                let g = self.gamma
+                    + p.gamma_lambda * (GAMMA_TUNING_BACKLOG_FRACTION * diff_reno - self.gamma);
                 self.gamma = g.clamp(p.gamma_min, p.gamma_max);
             }
         }
@@ -364,7 +366,7 @@ mod tests {
 
     #[test]
     fn empty_queue_growth_is_alpha_win_to_the_k() {
-        // spec fact 16 / paper: with no queue, dwnd += alpha*win^k - 1 per RTT
+        // Tan et al. 2006: with no queue, dwnd += alpha*win^k - 1 per RTT
         // and cwnd_l += 1, so the total grows alpha*win^0.75: win 1000 -> 22.2.
         let (mut c, t) = with_components(CompoundParams::default(), 1000.0, 0.0);
         c.update_dwnd(&t, ms(100), ms(100));
@@ -386,7 +388,7 @@ mod tests {
 
     #[test]
     fn backlog_above_gamma_shrinks_dwnd_by_zeta_diff() {
-        // spec 12: diff >= gamma -> dwnd = max(dwnd - zeta*diff, 0).
+        // Tan et al. 2006: diff >= gamma -> dwnd = max(dwnd - zeta*diff, 0).
         // win 500, RTT 110 ms over baseRTT 100 ms: diff = 500*10/110 = 45.45.
         let (mut c, t) = with_components(CompoundParams::default(), 400.0, 100.0);
         c.update_dwnd(&t, ms(110), ms(100));
@@ -407,7 +409,7 @@ mod tests {
 
     #[test]
     fn dwnd_never_goes_negative() {
-        // spec 12: the decrease is floored at 0.
+        // Tan et al. 2006: the decrease is floored at 0.
         let (mut c, t) = with_components(CompoundParams::default(), 480.0, 20.0);
         c.update_dwnd(&t, ms(110), ms(100));
         assert_eq!(c.dwnd, 0.0);
@@ -435,7 +437,7 @@ mod tests {
 
     #[test]
     fn loss_leaves_win_times_one_minus_beta_paper_split() {
-        // spec 12 (paper): cwnd_l/2, dwnd = win(1-beta) - cwnd_l/2, total win/2.
+        // Tan et al. 2006: cwnd_l/2, dwnd = win(1-beta) - cwnd_l/2, total win/2.
         let mut h = Harness::new(ctcp(), 1000.0, 100.0).with_rtt(ms(100));
         h.cc.cwnd_l = 600.0;
         h.cc.dwnd = 400.0;
@@ -488,7 +490,8 @@ mod tests {
 
     #[test]
     fn rto_resets_both_components() {
-        // spec 12: RTO -> cwnd_l = 1, dwnd = 0, slow start to win(1-beta).
+        // Tan et al. 2006: RTO -> cwnd_l = 1, dwnd = 0, slow start to
+        // win(1-beta).
         let mut h = Harness::new(ctcp(), 1000.0, 100.0).with_rtt(ms(100));
         h.cc.cwnd_l = 600.0;
         h.cc.dwnd = 400.0;
@@ -521,9 +524,9 @@ mod tests {
 
     #[test]
     fn slow_start_of_the_loss_window_honours_limited_slow_start() {
-        // spec 1.6 (RFC 3742) is a sender option every algorithm's slow start
-        // follows: above max_ssthresh = 100 the loss window grows as Reno's
-        // does under the same option (dwnd stays 0 in slow start).
+        // RFC 3742 Limited Slow-Start is a sender option every algorithm's slow
+        // start follows: above max_ssthresh = 100 the loss window grows as
+        // Reno's does under the same option (dwnd stays 0 in slow start).
         let mut c = Harness::new(ctcp(), 200.0, UNLIMITED)
             .with_rtt(ms(100))
             .with_lss(100);
@@ -598,7 +601,7 @@ mod tests {
 
     #[test]
     fn linux_growth_keeps_both_components_integral() {
-        // spec 1.2 / the ports' integer arithmetic, through losses and cuts.
+        // the ports' integer arithmetic, through losses and cuts.
         let p = CompoundParams {
             growth: GrowthMode::Linux,
             ..CompoundParams::default()
@@ -618,7 +621,7 @@ mod tests {
 
     #[test]
     fn response_function_scales_as_p_to_the_minus_0_8() {
-        // spec fact 16 / paper: with the delay window dominant and no queue,
+        // Tan et al. 2006: with the delay window dominant and no queue,
         // mean window ~ p^(-1/(2-k)) = p^-0.8. Deterministic loss of every
         // 1/p-th packet, p = 1e-4 and 1e-6 (two decades): the fitted
         // exponent must be within 10 % of 0.8.

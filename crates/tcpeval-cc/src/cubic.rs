@@ -1,7 +1,7 @@
 //! CUBIC (RFC 9438 / RFC 8312; S. Ha, I. Rhee, L. Xu, "CUBIC: A New
 //! TCP-Friendly High-Speed TCP Variant", SIGOPS OSR 2008; Linux
-//! `net/ipv4/tcp_cubic.c`; spec/algorithms.md section 7), with HyStart
-//! (S. Ha, I. Rhee, "Taming the Elephants: New TCP Slow Start", 2011).
+//! `net/ipv4/tcp_cubic.c`), with HyStart (S. Ha, I. Rhee, "Taming the
+//! Elephants: New TCP Slow Start", 2011).
 //!
 //! Window function, packets and seconds: `W(t) = C (t - K)^3 + W_max`,
 //! `t` the time since the epoch started (the first congestion-avoidance ACK
@@ -160,8 +160,9 @@ params! {
 }
 
 impl CubicParams {
-    /// `K = cbrt(distance / C)`, seconds, for a window `distance` packets
-    /// below W_max (fact 7: `cbrt(W_max (1 - beta) / C)` after a cut).
+    /// `K = cbrt(distance / C)`, seconds, for a window `distance` packets below
+    /// W_max (RFC 9438 section 4.2, eq. 2: `cbrt(W_max (1 - beta) / C)` after a
+    /// cut).
     pub fn k(&self, distance: f64) -> f64 {
         (distance / self.c).cbrt()
     }
@@ -425,7 +426,7 @@ impl Cubic {
 
 impl CongestionControl for Cubic {
     /// The 2.6 module set no `min_cwnd`, so rate halving stopped at
-    /// ssthresh (`tcp_cwnd_min`; spec 1.8).
+    /// ssthresh (Linux 2.6 `tcp_cwnd_min`).
     fn min_cwnd(&self, tcb: &Tcb) -> f64 {
         tcb.ssthresh
     }
@@ -557,9 +558,10 @@ mod tests {
     }
 
     #[test]
-    fn k_for_the_fact_7_windows() {
-        // spec fact 7: K = cbrt(W_max (1 - beta)/C): 100 -> 4.22 s,
-        // 1000 -> 9.09 s, 10000 -> 19.57 s; the epoch starts at 0.7 W_max.
+    fn k_for_three_window_sizes() {
+        // RFC 9438 section 4.2, eq. 2: K = cbrt(W_max (1 - beta)/C): 100 ->
+        // 4.22 s, 1000 -> 9.09 s, 10000 -> 19.57 s; the epoch starts at 0.7
+        // W_max.
         for (w_max, k) in [(100.0, 4.217), (1000.0, 9.086), (10_000.0, 19.574)] {
             let mut h = after_loss(no_hystart(), w_max, Time::from_ms(100));
             assert_eq!(h.tcb.cwnd, 0.7 * w_max);
@@ -571,10 +573,10 @@ mod tests {
 
     #[test]
     fn window_follows_the_cubic_function() {
-        // spec section 7 / fact 7: cwnd(t) = C (t - K)^3 + W_max, cwnd(K) = W_max.
-        // Linux aims one minimum RTT ahead, so after one RTT of ACKs the
-        // window has caught up with W(t): within 2 packets (integer
-        // arithmetic) at every check, plateau included.
+        // RFC 9438 section 4.2, eq. 1: cwnd(t) = C (t - K)^3 + W_max, cwnd(K) =
+        // W_max. Linux aims one minimum RTT ahead, so after one RTT of ACKs the
+        // window has caught up with W(t): within 2 packets (integer arithmetic)
+        // at every check, plateau included.
         let w_max = 1000.0;
         let rtt = Time::from_ms(100);
         let mut h = after_loss(no_hystart(), w_max, rtt);
@@ -599,7 +601,8 @@ mod tests {
 
     #[test]
     fn growth_is_independent_of_the_rtt() {
-        // spec fact 7: the window is a function of time, not of RTTs.
+        // RFC 9438 section 4.2 (eq. 1 has no RTT): the window is a function of
+        // time, not of RTTs.
         let at_5s = |rtt_ms: u64| {
             let rtt = Time::from_ms(rtt_ms);
             let mut h = after_loss(no_hystart(), 1000.0, rtt);
@@ -616,9 +619,10 @@ mod tests {
 
     #[test]
     fn tcp_friendly_region_at_short_rtt() {
-        // spec fact 8: RTT 10 ms, W_max 100: K = 4.2 s = 420 RTTs, while
-        // W_est regains the 30 packets in ~57 RTTs (+8/15 per RTT): cwnd
-        // tracks W_est. Without friendliness it would follow W(t) = 81 at 57 RTTs.
+        // RFC 9438 section 4.3 (Reno-friendly region): RTT 10 ms, W_max 100: K
+        // = 4.2 s = 420 RTTs, while W_est regains the 30 packets in ~57 RTTs
+        // (+8/15 per RTT): cwnd tracks W_est. Without friendliness it would
+        // follow W(t) = 81 at 57 RTTs.
         let rtt = Time::from_ms(10);
         let mut h = after_loss(no_hystart(), 100.0, rtt);
         h.rounds(20);
@@ -642,7 +646,8 @@ mod tests {
 
     #[test]
     fn ssthresh_keeps_seven_tenths_and_fast_convergence() {
-        // spec fact 7: ssthresh = floor(0.7 cwnd); section 7 loss rule.
+        // RFC 9438 section 4.6 / Linux bictcp_recalc_ssthresh: ssthresh =
+        // floor(0.7 cwnd).
         for (cwnd, ssthresh) in [(1000.0, 700.0), (90.0, 63.0), (517.0, 361.0), (2.0, 2.0)] {
             let mut h = Harness::new(cubic(), cwnd, 1.0);
             h.fast_loss();
@@ -666,7 +671,7 @@ mod tests {
 
     #[test]
     fn no_loss_yet_grows_at_least_five_percent() {
-        // spec section 7: with W_max = 0, cnt <= 20: 1000 -> +50 in one RTT.
+        // Linux bictcp_update: with W_max = 0, cnt <= 20: 1000 -> +50 in one RTT.
         let mut h = Harness::new(no_hystart(), 1000.0, 2.0).with_rtt(Time::from_ms(100));
         h.round();
         assert_eq!(h.tcb.cwnd, 1050.0);
@@ -746,7 +751,7 @@ mod tests {
 
     #[test]
     fn hystart_delay_threshold_clamp() {
-        // spec section 7: clamp(delay_min/8, 4 ms, 16 ms).
+        // Linux hystart_update: clamp(delay_min/8, 4 ms, 16 ms).
         let p = CubicParams::default();
         assert_eq!(p.delay_threshold(Time::from_ms(100)), Time::from_us(12_500));
         assert_eq!(p.delay_threshold(Time::from_ms(10)), Time::from_ms(4));
@@ -780,7 +785,8 @@ mod tests {
 
     #[test]
     fn rto_resets_everything_and_rearms_hystart() {
-        // spec section 7 RTO: W_max = 0, delay_min forgotten, HyStart re-armed.
+        // Linux bictcp_state (Loss) / RFC 9438 section 4.8: W_max = 0,
+        // delay_min forgotten, HyStart re-armed.
         let mut h = Harness::new(cubic(), 10.0, f64::INFINITY).with_rtt(Time::from_ms(100));
         h.rounds(4);
         assert!(h.cc.hystart.found);
@@ -845,7 +851,8 @@ mod tests {
         h.rto();
         assert!(h.cc.hystart_pp.is_none());
         assert_eq!(h.tcb.ssthresh, 28.0); // floor(40 x 0.7)
-                                          // cwnd 1 -> 2 -> 4 -> 8 -> 16 -> 28 (32 capped at ssthresh).
+                                          // cwnd 1 -> 2 -> 4 -> 8 -> 16 -> 28
+                                          // (32 capped at ssthresh).
         h.rounds(5);
         assert_eq!(h.tcb.cwnd, 28.0);
     }
@@ -867,7 +874,7 @@ mod tests {
 
     #[test]
     fn delay_samples_are_held_off_after_an_epoch_start() {
-        // spec section 7: samples within 1 s of the epoch start are ignored.
+        // Linux bictcp_acked: samples within 1 s of the epoch start are ignored.
         let mut h = after_loss(no_hystart(), 1000.0, Time::from_ms(100));
         h.ack(1, Some(Time::from_ms(100)));
         assert_eq!(h.cc.delay_min, Some(Time::from_ms(100)));
@@ -880,9 +887,10 @@ mod tests {
 
     #[test]
     fn idle_time_shifts_the_epoch() {
-        // spec section 7: after idle the epoch start moves by the idle time.
-        // Linux measures the idle time from the last transmission
-        // (`lsndtime`), not from the last ACK, which comes one RTT later.
+        // Linux bictcp_cwnd_event (CA_EVENT_TX_START): after idle the epoch
+        // start moves by the idle time. Linux measures the idle time from the
+        // last transmission (`lsndtime`), not from the last ACK, which comes
+        // one RTT later.
         let mut h = after_loss(no_hystart(), 1000.0, Time::from_ms(100));
         h.rounds(2);
         let start = h.cc.epoch_start.expect("epoch started");
@@ -896,9 +904,9 @@ mod tests {
 
     #[test]
     fn counting_modes() {
-        // spec 1.2: growth uses AI(cnt, acked) and W_est counts acked, so
-        // per-packet counting with delayed ACKs matches an ACK per packet,
-        // and per-ACK counting halves the friendly-region growth.
+        // Linux bictcp_update: growth uses AI(cnt, acked) and W_est counts
+        // acked, so per-packet counting with delayed ACKs matches an ACK per
+        // packet, and per-ACK counting halves the friendly-region growth.
         let run = |delack: u32, per_ack: bool| {
             let mut h = after_loss(no_hystart(), 100.0, Time::from_ms(10)).with_delayed_ack(delack);
             if per_ack {

@@ -1,7 +1,7 @@
-//! FAST TCP (Jin, Wei, Low, INFOCOM 2004 and IEEE/ACM ToN 2006; the ns-2
-//! module of T. Cui and L. Andrew, CUBIN, `tcp-fast.cc` v1.1.3;
-//! spec/algorithms.md section 8). There is no mainline Linux FAST, so the
-//! defaults follow the ns-2 module, the form used in published simulations.
+//! FAST TCP (Jin, Wei, Low, INFOCOM 2004 and IEEE/ACM ToN 2006; the ns-2 module
+//! of T. Cui and L. Andrew, CUBIN, `tcp-fast.cc` v1.1.3). There is no mainline
+//! Linux FAST, so the defaults follow the ns-2 module, the form used in
+//! published simulations.
 //!
 //! FAST keeps `alpha` packets of its own queued at the bottleneck. Per ACK it
 //! keeps `baseRTT` (smallest RTT sample, never aged unless
@@ -10,12 +10,12 @@
 //! `avg_rtt_filter = paper`). On its own timer (`timer_period()` =
 //! `update_interval`, not per ACK) it updates the window:
 //!
-//! `w <- min{ max_growth * w, (1 - gamma) w + gamma (baseRTT/avgRTT * w_old + alpha) }`,
-//! floored at `min_cwnd`, where `w_old` is the window in flight when the
-//! packets now being acknowledged were sent (here: cwnd at the start of the
-//! current RTT period). The fixed point keeps `alpha` packets queued:
-//! `w* = alpha / (1 - baseRTT/avgRTT)`; near it the error shrinks by
-//! `1 - gamma` per update (spec fact 12).
+//! `w <- min{ max_growth * w, (1 - gamma) w + gamma (baseRTT/avgRTT * w_old +
+//! alpha) }`, floored at `min_cwnd`, where `w_old` is the window in flight when
+//! the packets now being acknowledged were sent (here: cwnd at the start of the
+//! current RTT period). The fixed point keeps `alpha` packets queued: `w* =
+//! alpha / (1 - baseRTT/avgRTT)`; near it the error shrinks by `1 - gamma` per
+//! update (Jin, Wei, Low 2004).
 //!
 //! * Update period: a tick updates only if `update_interval` has passed since
 //!   the last update (an MI step also counts, as in ns-2) and, with
@@ -41,11 +41,11 @@
 //!   at the end of recovery (ns-2 halves both). RTO: the same ssthresh and
 //!   `cwnd = rto_cwnd` (ns-2 `slowstart_` = 2; the generic sender's 1 is
 //!   `rto_cwnd = 1`).
-//! * Outside the Open state the timer updates, MI and pacing pause (spec
-//!   1.12); in Recovery the RTT estimators also pause (ns-2 skips them in
-//!   fast recovery); in the Loss state (after an RTO) cwnd grows by standard
-//!   slow start up to ssthresh. Entering Open skips the RTT period whose ACKs
-//!   cover packets sent before.
+//! * Outside the Open state the timer updates, MI and pacing pause (RTT samples
+//!   around a loss are ambiguous); in Recovery the RTT estimators also pause
+//!   (ns-2 skips them in fast recovery); in the Loss state (after an RTO) cwnd
+//!   grows by standard slow start up to ssthresh. Entering Open skips the RTT
+//!   period whose ACKs cover packets sent before.
 //! * Window arithmetic: `growth = float` (default, ns-2 `high_accuracy_cwnd_`
 //!   2) keeps the fractional window; `linux` keeps it integral and carries the
 //!   dropped fraction of each update until it adds up to a packet (ns-2 mode
@@ -450,7 +450,8 @@ mod tests {
 
     #[test]
     fn error_to_the_fixed_point_shrinks_by_one_minus_gamma_per_update() {
-        // spec fact 12: with the queue responding to the window, baseRTT/avgRTT
+        // Jin, Wei, Low 2004: with the queue responding to the window,
+        // baseRTT/avgRTT
         // * w = BDP, so each update moves w to (1-g) w + g (BDP + alpha): the
         // error to w* = BDP + alpha = 120 shrinks by (1 - gamma) exactly
         // (while cwnd is whole, so the sent window equals cwnd).
@@ -471,7 +472,7 @@ mod tests {
 
     #[test]
     fn equilibrium_keeps_alpha_packets_queued() {
-        // spec fact 12: w* = alpha / (1 - baseRTT/avgRTT), backlog = alpha.
+        // Jin, Wei, Low 2004: w* = alpha / (1 - baseRTT/avgRTT), backlog = alpha.
         let mut h = perturbed(0.5, 184.0);
         h.run_for(Time::from_secs(40));
         let base = h.cc.base_rtt().unwrap().secs();
@@ -485,10 +486,11 @@ mod tests {
 
     #[test]
     fn updates_run_in_every_other_rtt() {
-        // spec 8: every other RTT with minimum spacing update_interval. Fixed
-        // RTT 100 ms, 10 ms ticks: the 10 ticks of one RTT period each move
-        // cwnd halfway to w_old + alpha (w_old = cwnd at the period start),
-        // leaving 20/1024 of the step; the next period is frozen.
+        // ns-2 tcp-fast.cc: every other RTT with minimum spacing
+        // update_interval. Fixed RTT 100 ms, 10 ms ticks: the 10 ticks of one
+        // RTT period each move cwnd halfway to w_old + alpha (w_old = cwnd at
+        // the period start), leaving 20/1024 of the step; the next period is
+        // frozen.
         let mut h = Harness::new(fast(plain()), 100.0, UNLIMITED).with_rtt(BASE);
         let mut ws = Vec::new();
         for _ in 0..5 {
@@ -524,7 +526,7 @@ mod tests {
 
     #[test]
     fn multiplicative_increase_while_queueing_delay_is_small() {
-        // spec 8 / ns-2: avgRTT - baseRTT < mi_threshold -> cwnd += 1 per
+        // ns-2 tcp-fast.cc: avgRTT - baseRTT < mi_threshold -> cwnd += 1 per
         // packet acked: without queueing, cwnd doubles every RTT.
         let mut h = Harness::new(fast(FastParams::default()), 10.0, UNLIMITED).with_rtt(BASE);
         for n in 1..=5 {
@@ -535,7 +537,7 @@ mod tests {
 
     #[test]
     fn multiplicative_increase_adds_one_per_ack_whatever_it_acknowledges() {
-        // spec 8 / ns-2 fast_cc: cwnd += 1 per ACK. With an ACK every two
+        // ns-2 tcp-fast.cc fast_cc: cwnd += 1 per ACK. With an ACK every two
         // packets the round of 10 has 5 ACKs (10 -> 15) and the round of 15
         // has 8 (seven of 2 packets, one of 1): 15 -> 23.
         let mut h = Harness::new(fast(FastParams::default()), 10.0, UNLIMITED)
@@ -572,7 +574,7 @@ mod tests {
 
     #[test]
     fn avg_rtt_weight_is_min_of_three_over_w_and_the_cap() {
-        // spec 8: ns-2 min(3/w, 1/256), paper min(3/w, 1/4).
+        // ns-2 tcp-fast.cc min(3/w, 1/256); Jin, Wei, Low 2004 min(3/w, 1/4).
         let step = |filter, w: f64| {
             let p = FastParams {
                 avg_rtt_filter: filter,
@@ -656,7 +658,8 @@ mod tests {
 
     #[test]
     fn loss_halves_cwnd_and_ssthresh() {
-        // spec 8: 3 dupACKs -> ssthresh = cwnd/2, cwnd = cwnd/2 (float window).
+        // ns-2 tcp-fast.cc: 3 dupACKs -> ssthresh = cwnd/2, cwnd = cwnd/2
+        // (float window).
         let mut h = Harness::new(fast(plain()), 201.0, UNLIMITED).with_rtt(BASE);
         h.fast_loss();
         assert_eq!(h.tcb.ssthresh, 100.5);
@@ -670,7 +673,8 @@ mod tests {
 
     #[test]
     fn nothing_updates_outside_open() {
-        // spec 1.12: the timer update and the estimators pause in Recovery.
+        // ns-2 tcp-fast.cc skips the estimators in fast recovery: the timer
+        // update and the estimators pause in Recovery.
         let p = FastParams {
             every_other_rtt: false,
             ..plain()
@@ -695,8 +699,9 @@ mod tests {
 
     #[test]
     fn fairness_study_overrides_build() {
-        // studies.md `fairness`: alpha = beta per topology, gamma 0.5, update
-        // period 10/30/100 ms, mi_threshold 0.0015.
+        // Molnar et al. 2009 (python/tcpeval/studies/fairness.toml): alpha =
+        // beta per topology, gamma 0.5, update period 10/30/100 ms,
+        // mi_threshold 0.0015.
         let a = crate::build(
             "fast",
             &serde_json::json!({"alpha": 4166, "beta": 4166, "gamma": 0.5,

@@ -1,6 +1,6 @@
 //! TCP-Fusion (Kaneko, Fujikawa, Su, Katto, "TCP-Fusion: A Hybrid
 //! Congestion Control Algorithm for High-speed Networks", PFLDnet 2007,
-//! pp. 31-36; spec/algorithms.md section 14, marked reconstructed).
+//! pp. 31-36; reconstructed, see Sources below).
 //!
 //! A delay-based window (Vegas-style backlog estimate, Westwood-style
 //! bandwidth-scaled increase) kept above a Reno window for friendliness.
@@ -30,7 +30,7 @@
 //! Bandwidth estimate: one sample per round (packets delivered during the
 //! round times MSS times 8 over the round's duration) through the Westwood+
 //! paper's Tustin filter `B = g B + (1 - g)/2 (s_k + s_{k-1})`, `g = 0.9`
-//! (spec 10, paper form), initialised with the first sample.
+//! (Mascolo et al. 2001, see `westwood.rs`), initialised with the first sample.
 //!
 //! Sources. The full paper text could not be retrieved; what was found:
 //! the paper's abstract (mafiadoc.com copy of the PFLDnet PDF, first page:
@@ -47,16 +47,16 @@
 //! as "one tcp_tick" and `d_min_inc = 1 ms` as the increase's delay unit,
 //! keeps the Reno floor, and cuts to `max(RTTmin/RTT, 1/2) cwnd` on loss --
 //! the defaults here. Where they disagree:
-//! * Decision timing: ns-3.39 decides once per RTT on the round's minimum
-//!   RTT; ResiliNets decides on every ACK from the latest sample. Default
-//!   `decision = "per_rtt"` (Vegas-style minimum filtering is robust to
-//!   delayed ACKs and matches the spec); `"per_ack"` reproduces the other.
+//! * Decision timing: ns-3.39 decides once per RTT on the round's minimum RTT;
+//!   ResiliNets decides on every ACK from the latest sample. Default `decision
+//!   = "per_rtt"` (Vegas-style minimum filtering is robust to delayed ACKs and
+//!   matches the paper's per-RTT wording); `"per_ack"` reproduces the other.
 //! * Step size: ns-3.39 applies `W_inc / cwnd` once per RTT (so cwnd grows
 //!   by only `W_inc / cwnd` per RTT) and ResiliNets adds `W_inc` on every
 //!   ACK; neither matches the paper's stated per-RTT change. Here the change
-//!   per RTT is `W_inc` (decrease `diff - alpha_F`), as in the spec.
+//!   per RTT is `W_inc` (decrease `diff - alpha_F`), as the paper states it.
 //! * Loss: ResiliNets returns `max(min(ssthresh, cwnd - 1), 2)`; the ns-3.39
-//!   and spec rule is used.
+//!   rule is used.
 //! * Floors: ns-3.39 raises `alpha_F` and `W_inc` to at least one packet;
 //!   not done here (the Reno floor already guarantees +1 per RTT).
 
@@ -187,7 +187,8 @@ impl Fusion {
         bw * self.params.d_min_inc / (8.0 * f64::from(mss))
     }
 
-    /// Chooses the action for window `cwnd` at RTT `rtt` over `base` (spec 14).
+    /// Chooses the action for window `cwnd` at RTT `rtt` over `base` (Kaneko et
+    /// al. 2007, as reconstructed above).
     fn decide(&mut self, cwnd: f64, rtt: Time, base: Time, mss: u32) {
         let p = &self.params;
         let rtt_s = rtt.secs();
@@ -320,7 +321,7 @@ mod tests {
 
     #[test]
     fn three_modes_switch_at_d_min_and_three_d_min_of_queueing_delay() {
-        // spec 14: diff < alpha_F <=> RTT - RTTmin < d_min (4 ms);
+        // Kaneko et al. 2007: diff < alpha_F <=> RTT - RTTmin < d_min (4 ms);
         // diff > 3 alpha_F <=> RTT - RTTmin > 3 d_min (12 ms).
         let mut f = fusion();
         f.bwe.bw = Some(12e6 * 1448.0 / 1500.0); // W_inc = 1 packet per RTT
@@ -344,8 +345,9 @@ mod tests {
 
     #[test]
     fn increase_is_w_inc_per_rtt_from_the_bandwidth_estimate() {
-        // spec 14: W_inc = B * d_min_inc / (8 MSS); B = 100 Mbit/s, MSS 1250 B
-        // -> 10 packets per RTT, spread as W_inc/cwnd per packet acked.
+        // Kaneko et al. 2007 / ns-3.39 port: W_inc = B * d_min_inc / (8 MSS); B
+        // = 100 Mbit/s, MSS 1250 B -> 10 packets per RTT, spread as W_inc/cwnd
+        // per packet acked.
         let mut f = fusion();
         let mut t = Tcb::new(500.0, 100.0, 1250);
         f.init(&mut t);
@@ -381,8 +383,8 @@ mod tests {
 
     #[test]
     fn a_round_without_enough_rtt_samples_takes_no_delay_based_step() {
-        // spec 14: one decision per RTT from that RTT's measurement. After
-        // rounds that decided Increase, a round whose ACKs carry no RTT
+        // Kaneko et al. 2007: one decision per RTT from that RTT's measurement.
+        // After rounds that decided Increase, a round whose ACKs carry no RTT
         // sample leaves only the Reno floor, not the old increase.
         let mut h = Harness::new(fusion(), 1000.0, 100.0).with_rtt(ms(10));
         h.rounds(4);
@@ -397,9 +399,10 @@ mod tests {
 
     #[test]
     fn decrease_drains_the_queue_into_the_hold_band() {
-        // spec 14 on a fluid bottleneck (1000 pkt/s, BDP 100): from 30 ms of
-        // queue the flow sheds diff - alpha_F per RTT until the queueing
-        // delay is within [d_min, 3 d_min] = [4, 12] packets of backlog.
+        // Kaneko et al. 2007 on a fluid bottleneck (1000 pkt/s, BDP 100): from
+        // 30 ms of queue the flow sheds diff - alpha_F per RTT until the
+        // queueing delay is within [d_min, 3 d_min] = [4, 12] packets of
+        // backlog.
         let mut h =
             Harness::new(fusion(), 100.0, 50.0).with_bottleneck(ms(100), 1000.0, f64::INFINITY);
         h.round(); // baseRTT = 100 ms
@@ -419,7 +422,8 @@ mod tests {
 
     #[test]
     fn reno_floor_holds_cwnd_at_or_above_w_reno() {
-        // spec 14: cwnd = max(cwnd, W_reno), W_reno growing +1 per RTT.
+        // Kaneko et al. 2007 (Reno floor): cwnd = max(cwnd, W_reno), W_reno
+        // growing +1 per RTT.
         let mut h =
             Harness::new(fusion(), 100.0, 50.0).with_bottleneck(ms(100), 1000.0, f64::INFINITY);
         h.round();
@@ -439,7 +443,8 @@ mod tests {
 
     #[test]
     fn loss_keeps_max_of_pipe_share_and_half() {
-        // spec 14: ssthresh = cwnd = max(cwnd RTTmin/RTT, cwnd/2); W_reno = ssthresh.
+        // ns-3.39 port: ssthresh = cwnd = max(cwnd RTTmin/RTT, cwnd/2); W_reno
+        // = ssthresh.
         let mut h = Harness::new(fusion(), 200.0, 100.0).with_rtt(ms(100));
         h.round();
         h = h.with_rtt(ms(125));
@@ -460,7 +465,8 @@ mod tests {
 
     #[test]
     fn bandwidth_estimate_is_a_tustin_filtered_round_rate() {
-        // spec 10 (paper form) / 14: B_k = 0.9 B_k-1 + 0.05 (s_k + s_k-1).
+        // Mascolo et al. 2001 Tustin filter: B_k = 0.9 B_k-1 + 0.05 (s_k +
+        // s_k-1).
         let mut b = BandwidthEstimate::default();
         let mut t = Tcb::new(10.0, 1.0, 1000);
         b.end_round(&t, 0.9);
@@ -501,7 +507,7 @@ mod tests {
 
     #[test]
     fn linux_growth_keeps_the_window_integral() {
-        // spec 1.2: integer mode (counters for the fractional steps).
+        // Linux-style integer mode (counters for the fractional steps).
         let p = FusionParams {
             growth: GrowthMode::Linux,
             ..FusionParams::default()

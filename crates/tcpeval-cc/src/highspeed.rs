@@ -1,5 +1,5 @@
 //! HighSpeed TCP (S. Floyd, RFC 3649; Linux `net/ipv4/tcp_highspeed.c`;
-//! ns-2 `tcp.cc` window option 8; spec/algorithms.md section 4).
+//! ns-2 `tcp.cc` window option 8).
 //!
 //! AIMD whose increase `a(w)` and decrease `b(w)` depend on the window so
 //! that the response function is `w = 0.12 / p^0.835` above `Low_W` = 38
@@ -43,13 +43,17 @@
 //! `Low_P = 1.5 / Low_W^2` = 1.04e-3: set `low_p` for ns-2 fidelity). Table
 //! windows: RFC 3649 Appendix B (also the Linux table). The md column
 //! computed from `b(w)` agrees with every row of the Linux table (checked
-//! when this file was written; the anchor rows of spec section 4 are
+//! when this file was written; twelve anchor rows are
 //! asserted in the tests).
 
 use crate::common::slow_start;
 use crate::params::params;
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 use serde::{Deserialize, Serialize};
+
+/// Linux keeps the table's decrease `md` in units of 1/2^8 (`b = md / 256`).
+const MD_SHIFT: u32 = 8;
+const MD_SCALE: f64 = (1u32 << MD_SHIFT) as f64;
 
 /// RFC 3649 Appendix B: the window `w_i` (packets) up to which `a(w) = i + 1`.
 const RFC3649_WINDOWS: [u32; 72] = [
@@ -148,7 +152,7 @@ impl NamedAlgorithm for HighSpeed {
 impl HighSpeed {
     /// Table mode: the decrease of row `row` in 1/256, `floor(256 b(w_row))`.
     fn md(&self, row: usize) -> u32 {
-        (256.0 * self.params.b(f64::from(RFC3649_WINDOWS[row]))).floor() as u32
+        (MD_SCALE * self.params.b(f64::from(RFC3649_WINDOWS[row]))).floor() as u32
     }
 
     /// Moves the table row so that `w_{row-1} < cwnd <= w_row` (the last row
@@ -173,7 +177,7 @@ impl CongestionControl for HighSpeed {
         match self.params.mode {
             HighSpeedMode::Table => {
                 let cwnd = u64::from(tcb.cwnd_pkts());
-                let cut = (cwnd * u64::from(self.md(self.row))) >> 8;
+                let cut = (cwnd * u64::from(self.md(self.row))) >> MD_SHIFT;
                 ((cwnd - cut) as f64).max(2.0)
             }
             HighSpeedMode::Formula => (tcb.cwnd * (1.0 - self.params.b(tcb.cwnd))).max(2.0),
@@ -239,8 +243,10 @@ mod tests {
     }
 
     #[test]
-    fn table_anchor_rows_match_the_spec() {
-        // spec section 4, anchor rows (i: w_i, a, b), b rounded as the spec prints it.
+    fn table_anchor_rows_match_linux_hstcp_aimd_vals() {
+        // Linux tcp_highspeed.c hstcp_aimd_vals (from RFC 3649 App. B), rows
+        // (i: w_i, b), a = i + 1, b = md / 256 to two digits as its comments
+        // print it.
         let anchors: [(usize, u32, f64); 12] = [
             (0, 38, 0.50),
             (1, 118, 0.44),
@@ -262,7 +268,7 @@ mod tests {
             assert_eq!(a, i as u32 + 1, "row {i}");
             assert!((md - b).abs() <= 0.005, "row {i}: {md} vs {b}");
         }
-        // Exact md of the rows whose b the spec gives to three digits.
+        // Exact md where b = md / 256 is a short binary fraction (32, 24, 128).
         assert_eq!(hs.md(59), 32);
         assert_eq!(hs.md(71), 24);
         assert_eq!(hs.md(0), 128);
@@ -271,8 +277,9 @@ mod tests {
     #[test]
     fn table_windows_follow_the_rfc_increase_function() {
         // RFC 3649 section 5 / App. B: row i is where a(w) reaches i + 1 with
-        // p(w) ~ 0.078 / w^1.2 (fact 5). Each typed window must sit where that
-        // a(w) is within 0.2 of i + 1, and the windows must increase.
+        // p(w) ~ 0.078 / w^1.2 (RFC 3649 section 5). Each typed window must sit
+        // where that a(w) is within 0.2 of i + 1, and the windows must
+        // increase.
         let hs = table();
         for (i, pair) in RFC3649_WINDOWS.windows(2).enumerate() {
             assert!(pair[0] < pair[1]);
@@ -284,9 +291,9 @@ mod tests {
     }
 
     #[test]
-    fn rfc_functions_at_the_fact_5_points() {
-        // spec fact 5 / RFC 3649 section 5: a(38) = 1, b(38) = 0.5;
-        // a(83000) = 83000^2 * 1e-7 * 0.2 / 1.9 = 72.5, b = 0.1; p(w) ~ 0.078/w^1.2.
+    fn rfc_functions_at_low_w_and_high_w() {
+        // RFC 3649 section 5: a(38) = 1, b(38) = 0.5; a(83000) = 83000^2 * 1e-7
+        // * 0.2 / 1.9 = 72.5, b = 0.1; p(w) ~ 0.078/w^1.2.
         let p = HighSpeedParams::default();
         assert_eq!(p.a(38.0), 1.0);
         assert_eq!(p.b(38.0), 0.5);
@@ -375,7 +382,7 @@ mod tests {
 
     #[test]
     fn linux_table_mode_counts_acks_not_packets() {
-        // spec 1.2 / section 4: Linux adds a(w) per ACK call, so with an ACK
+        // Linux hstcp_cong_avoid adds a(w) per ACK call, so with an ACK
         // every 2nd packet the Reno region grows +1 per 2 RTTs even with
         // per-packet counting (ceil(w/2) ACKs per RTT, the credit carried);
         // per_ack_increase = false counts packets.
@@ -434,7 +441,7 @@ mod tests {
 
     #[test]
     fn response_function_under_random_loss() {
-        // spec fact 5 / RFC 3649 section 5: w = 0.12 / p^0.835, checked over
+        // RFC 3649 section 5: w = 0.12 / p^0.835, checked over
         // two decades of p (3e-4 .. 3e-6, windows 105 .. 4900).
         let rfc = |p: f64| 0.12 / p.powf(0.835);
         for (p, rounds, k) in [(3e-4, 10_000, 2), (3e-5, 6_000, 4), (3e-6, 4_000, 8)] {

@@ -1,7 +1,7 @@
 //! H-TCP (D. Leith, R. Shorten, "H-TCP: TCP for high-speed and long-distance
 //! networks", PFLDnet 2004, and "H-TCP: TCP congestion control for high
 //! bandwidth-delay product paths", IETF draft 2005; Linux
-//! `net/ipv4/tcp_htcp.c`; spec/algorithms.md section 5).
+//! `net/ipv4/tcp_htcp.c`).
 //!
 //! The increase grows with the time `Δ` since the last congestion event:
 //! per packet `cwnd += alpha / cwnd` with
@@ -15,7 +15,7 @@
 //! `growth = "linux"` (default) keeps Linux's integer window: a packet is
 //! added once `cwnd_cnt · alpha >= cwnd`, and alpha is recomputed then;
 //! `growth = "float"` adds `alpha / cwnd` per packet with alpha recomputed
-//! on every ACK (spec 1.2).
+//! on every ACK (ns-2 style float growth).
 //!
 //! With `integer_alpha` (default, Linux) `α_H` is floored before and after
 //! the RTT scaling, as the kernel's integer arithmetic does (Δ = 2 s gives
@@ -40,7 +40,7 @@
 //! Congestion events: `last_cong` is set to now when the sender enters CWR,
 //! Recovery or Loss, and again when it returns to Open (Linux `htcp_state`:
 //! the kernel's `last_cong` is "time since last congestion event end", so Δ
-//! counts from the end of recovery; spec section 5 only names the entry).
+//! counts from the end of recovery; not from its start).
 //! An undo restores `last_cong`, maxRTT and the previous epoch's maxB.
 //!
 //! Linux details kept: the congestion-avoidance credit is the packet count
@@ -69,6 +69,12 @@
 use crate::common::{floor_product, slow_start, GrowthMode};
 use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
+
+/// The throughput estimate's EWMA, `Bi = (3 Bi + sample) / 4` (Linux
+/// `measure_achieved_throughput` in `tcp_htcp.c`): weight of the old value...
+const BI_EWMA_OLD_WEIGHT: f64 = 3.0;
+/// ... and the denominator.
+const BI_EWMA_DENOMINATOR: f64 = 4.0;
 
 params! {
     /// H-TCP's parameters.
@@ -266,7 +272,7 @@ impl Htcp {
                 self.max_b = sample;
                 self.bi = sample;
             } else {
-                self.bi = (3.0 * self.bi + sample) / 4.0;
+                self.bi = (BI_EWMA_OLD_WEIGHT * self.bi + sample) / BI_EWMA_DENOMINATOR;
                 self.max_b = self.max_b.max(self.bi);
             }
             self.packetcount = 0;
@@ -277,7 +283,7 @@ impl Htcp {
 
 impl CongestionControl for Htcp {
     /// The 2.6 module set no `min_cwnd`, so rate halving stopped at
-    /// ssthresh (`tcp_cwnd_min`; spec 1.8).
+    /// ssthresh (Linux 2.6 `tcp_cwnd_min`).
     fn min_cwnd(&self, tcb: &Tcb) -> f64 {
         tcb.ssthresh
     }
@@ -379,7 +385,7 @@ mod tests {
 
     #[test]
     fn float_growth_adds_alpha_over_cwnd_per_packet() {
-        // spec 5 / 1.2 float form: cwnd += alpha/cwnd per packet. Within
+        // Leith & Shorten 2004, float form: cwnd += alpha/cwnd per packet. Within
         // Delta_L of the start alpha_H = 1 and alpha = 2 (1 - 0.5) = 1: one
         // round of 100 packets adds sum 1/c, about 1 packet.
         let p = HtcpParams {
@@ -411,9 +417,10 @@ mod tests {
 
     #[test]
     fn alpha_of_delta() {
-        // spec fact 10: α_H = 1 for Δ <= 1 s; 1 + 10(Δ-1) + ((Δ-1)/2)^2 after:
-        // Δ = 2 s -> 11.25 (Linux integer 11), Δ = 3 s -> 22. With beta = 1/2,
-        // alpha = 2 (1 - beta) α_H = α_H. minRTT 100 ms: RTT scaling x1.
+        // Leith & Shorten 2004 / Linux htcp_alpha_update: α_H = 1 for Δ <= 1 s;
+        // 1 + 10(Δ-1) + ((Δ-1)/2)^2 after: Δ = 2 s -> 11.25 (Linux integer 11),
+        // Δ = 3 s -> 22. With beta = 1/2, alpha = 2 (1 - beta) α_H = α_H.
+        // minRTT 100 ms: RTT scaling x1.
         let int = HtcpParams::default();
         let float = HtcpParams {
             integer_alpha: false,
@@ -442,10 +449,10 @@ mod tests {
 
     #[test]
     fn rtt_scaling() {
-        // spec fact 10: m = minRTT / 100 ms in [0.1, 2]; Δ = 2 s:
-        // 100 ms -> 11; 20 ms -> floor(11 * 0.2) = 2; 200 ms -> 22;
-        // 400 ms -> clamped x2 = 22; 5 ms -> x0.1 -> floor(1.1) = 1;
-        // at Δ <= 1 s: 20 ms -> floor(0.2) -> never below 1.
+        // Linux htcp_alpha_update (use_rtt_scaling): m = minRTT / 100 ms in
+        // [0.1, 2]; Δ = 2 s: 100 ms -> 11; 20 ms -> floor(11 * 0.2) = 2; 200 ms
+        // -> 22; 400 ms -> clamped x2 = 22; 5 ms -> x0.1 -> floor(1.1) = 1; at
+        // Δ <= 1 s: 20 ms -> floor(0.2) -> never below 1.
         let p = HtcpParams::default();
         for (min_rtt, expected) in [(100, 11.0), (20, 2.0), (200, 22.0), (400, 22.0), (5, 1.0)] {
             assert_eq!(
@@ -482,7 +489,7 @@ mod tests {
 
     #[test]
     fn adaptive_backoff_is_min_over_max_rtt_clamped() {
-        // spec section 5 backoff step 2: beta = minRTT/maxRTT in [0.5, 0.8];
+        // Linux htcp_beta_update: beta = minRTT/maxRTT in [0.5, 0.8];
         // ssthresh = max(floor(beta cwnd), 2).
         let tcb = Tcb::new(1000.0, 500.0, 1448);
         for (max_ms, beta, ssthresh) in [
@@ -520,7 +527,7 @@ mod tests {
 
     #[test]
     fn max_rtt_spike_filter_and_open_only() {
-        // spec section 5: maxRTT rises only in Open and only by samples at
+        // Linux measure_rtt: maxRTT rises only in Open and only by samples at
         // most 20 ms above it.
         let mut h = htcp();
         h.measure_rtt(Time::from_ms(100), CaState::Open);
@@ -539,8 +546,9 @@ mod tests {
 
     #[test]
     fn reno_like_for_delta_l_then_faster() {
-        // spec section 5: alpha = 1 (+1/RTT) while Δ <= Δ_L = 1 s after the
-        // end of recovery; at Δ = 2 s the increase is about α_H = 11 per RTT.
+        // Linux htcp_alpha_update: alpha = 1 (+1/RTT) while Δ <= Δ_L = 1 s
+        // after the end of recovery; at Δ = 2 s the increase is about α_H = 11
+        // per RTT.
         let rtt = Time::from_ms(100);
         let mut h = Harness::new(htcp(), 1000.0, 2.0).with_rtt(rtt);
         h.round();
@@ -570,7 +578,7 @@ mod tests {
     fn per_ack_counting_is_compensated_like_linux() {
         // Linux H-TCP takes its credit from pkts_acked: with an ACK every 2
         // packets and the sender counting per ACK it still grows ~1/RTT;
-        // without the compensation it grows ~1/2 per RTT (spec 1.2).
+        // without the compensation it grows ~1/2 per RTT (2.6 per-ACK counting).
         let run = |comp: bool| {
             let p = HtcpParams {
                 delack_compensation: comp,
@@ -591,15 +599,14 @@ mod tests {
 
     #[test]
     fn adaptive_backoff_on_a_bottleneck() {
-        // 1000 pkt/s, 100 ms: BDP 100, maxRTT = (100 + buffer) ms. spec
-        // section 5: beta = minRTT/maxRTT clamped to [0.5, 0.8]. Buffer 10 ->
-        // 0.91 -> 0.8; buffer 50 -> ~0.65 (maxRTT ages between losses);
-        // buffer 100 -> 0.49 -> 0.5. The first backoffs are 0.5: the
-        // slow-start overshoot gives two epochs of changing throughput
-        // (bandwidth switch), then one epoch arms the adaptive mode.
-        // Buffer 200: the queue never drains below 20 ms after a backoff, so
-        // the spike filter never lets maxRTT above minRTT and Linux backs off
-        // by the gentlest factor, 0.8.
+        // 1000 pkt/s, 100 ms: BDP 100, maxRTT = (100 + buffer) ms. Linux
+        // htcp_beta_update: beta = minRTT/maxRTT clamped to [0.5, 0.8]. Buffer
+        // 10 -> 0.91 -> 0.8; buffer 50 -> ~0.65 (maxRTT ages between losses);
+        // buffer 100 -> 0.49 -> 0.5. The first backoffs are 0.5: the slow-start
+        // overshoot gives two epochs of changing throughput (bandwidth switch),
+        // then one epoch arms the adaptive mode. Buffer 200: the queue never
+        // drains below 20 ms after a backoff, so the spike filter never lets
+        // maxRTT above minRTT and Linux backs off by the gentlest factor, 0.8.
         for (buffer, lo, hi) in [
             (10.0, 0.8, 0.8),
             (50.0, 0.6, 0.7),

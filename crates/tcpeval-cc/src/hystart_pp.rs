@@ -1,7 +1,7 @@
 //! HyStart++ (RFC 9406, "HyStart++: Modified Slow Start for TCP", 2023):
 //! a delay-based exit from the initial slow start, through a short
 //! Conservative Slow Start (CSS) that guards against a spurious exit.
-//! RFC 9438 recommends it for CUBIC (spec/algorithms.md section 7); here it
+//! RFC 9438 recommends it for CUBIC (section 4.10); here it
 //! is CUBIC's `hystart_plus_plus` option, and this module holds only the
 //! slow-start part, so any algorithm could use it.
 //!

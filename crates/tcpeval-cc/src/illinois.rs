@@ -1,5 +1,5 @@
 //! TCP-Illinois (Liu, Başar, Srikant, Performance Evaluation 2008; Linux
-//! `net/ipv4/tcp_illinois.c`; spec/algorithms.md section 13).
+//! `net/ipv4/tcp_illinois.c`).
 //!
 //! A loss-based AIMD whose increase `alpha` and decrease `beta` follow the
 //! average queueing delay. Per ACK it keeps `base_rtt` (smallest RTT sample,
@@ -26,8 +26,9 @@
 //! alpha, beta and the counters are reset to the Reno values.
 //!
 //! The per-RTT update runs only in the Open state (RTT samples around a loss
-//! are ambiguous, spec 1.12): entering Open starts a fresh round. Linux also
-//! updates in the Loss state; there cwnd is usually below `win_thresh`.
+//! are ambiguous; tcpeval's choice, docs/decisions.md): entering Open
+//! starts a fresh round. Linux also updates in the Loss state; there cwnd is
+//! usually below `win_thresh`.
 //!
 //! Arithmetic (`growth`): `linux` reproduces the kernel's fixed point: RTTs
 //! in whole microseconds capped at `u32::MAX / (128 alpha_max)` (3.36 s with
@@ -46,10 +47,12 @@ use crate::common::{slow_start, GrowthMode, MinRtt};
 use crate::params::params;
 use crate::{AckInfo, AckSample, CaState, CongestionControl, NamedAlgorithm, Tcb, Time};
 
-/// Linux keeps alpha in units of 1/2^7 packet.
-const ALPHA_SCALE: f64 = 128.0;
-/// Linux keeps beta in units of 1/2^6.
-const BETA_SCALE: f64 = 64.0;
+/// Linux keeps alpha in units of 1/2^7 packet (`ALPHA_SHIFT` 7).
+const ALPHA_SHIFT: u32 = 7;
+const ALPHA_SCALE: f64 = (1u32 << ALPHA_SHIFT) as f64;
+/// Linux keeps beta in units of 1/2^6 (`BETA_SHIFT` 6).
+const BETA_SHIFT: u32 = 6;
+const BETA_SCALE: f64 = (1u32 << BETA_SHIFT) as f64;
 
 params! {
     /// TCP-Illinois's parameters.
@@ -292,7 +295,7 @@ impl CongestionControl for Illinois {
         match self.params.growth {
             GrowthMode::Linux => {
                 let w = tcb.cwnd_pkts() as u64;
-                let cut = (w * fixed(self.beta, BETA_SCALE)) >> 6;
+                let cut = (w * fixed(self.beta, BETA_SCALE)) >> BETA_SHIFT;
                 ((w - cut) as f64).max(2.0)
             }
             GrowthMode::Float => (tcb.cwnd * (1.0 - self.beta)).max(2.0),
@@ -326,7 +329,8 @@ impl CongestionControl for Illinois {
                 tcb.cwnd_cnt += self.acked;
                 self.acked = 1;
                 let w = tcb.cwnd_pkts() as u64;
-                let delta = (u64::from(tcb.cwnd_cnt) * fixed(self.alpha, ALPHA_SCALE)) >> 7;
+                let delta =
+                    (u64::from(tcb.cwnd_cnt) * fixed(self.alpha, ALPHA_SCALE)) >> ALPHA_SHIFT;
                 if delta >= w {
                     tcb.cwnd = (tcb.cwnd + (delta / w) as f64).min(tcb.cwnd_clamp);
                     tcb.cwnd_cnt = 0;
@@ -377,8 +381,9 @@ mod tests {
 
     #[test]
     fn below_win_thresh_it_is_reno() {
-        // spec fact 14: cwnd < 15 => exact Reno growth, whatever the delay
-        // (here a 5-packet BDP, so the queue and delay grow with cwnd).
+        // Linux update_params (win_thresh 15): cwnd < 15 => exact Reno growth,
+        // whatever the delay (here a 5-packet BDP, so the queue and delay grow
+        // with cwnd).
         let mut ill = Harness::new(illinois(), 2.0, 8.0).with_bottleneck(BASE, 50.0, f64::INFINITY);
         let mut reno = Harness::new(Reno::new(RenoParams::default()), 2.0, 8.0).with_bottleneck(
             BASE,
@@ -419,9 +424,9 @@ mod tests {
 
     #[test]
     fn alpha_and_beta_follow_the_average_queueing_delay() {
-        // spec 13, Linux fixed point, dm = 100 ms, d1 = 1 ms, d2 = 10 ms,
-        // d3 = 80 ms, delays in us:
-        // da = 100 ms: alpha = alpha_min = 38/128, beta = beta_max = 32/64.
+        // Linux alpha() / beta() in fixed point, dm = 100 ms, d1 = 1 ms, d2 =
+        // 10 ms, d3 = 80 ms, delays in us: da = 100 ms: alpha = alpha_min =
+        // 38/128, beta = beta_max = 32/64.
         let h = after_delay(Time::from_ms(200));
         assert_eq!(h.cc.alpha(), 38.0 / 128.0);
         assert_eq!(h.cc.beta(), 0.5);
@@ -474,7 +479,8 @@ mod tests {
 
     #[test]
     fn float_arithmetic_uses_the_real_formulas() {
-        // spec 13 formulas in real numbers, da = 50 ms, dm = 100 ms.
+        // Liu, Başar, Srikant 2008 formulas in real numbers, da = 50 ms, dm =
+        // 100 ms.
         let p = IllinoisParams {
             growth: GrowthMode::Float,
             ..IllinoisParams::default()
@@ -493,9 +499,9 @@ mod tests {
 
     #[test]
     fn alpha_returns_to_max_after_theta_low_delay_rtts() {
-        // spec fact 14: after the delay went up (alpha = alpha_min), theta = 5
-        // RTTs with da <= d1 are needed before alpha = 10; until then alpha
-        // is kept.
+        // Linux alpha() (theta): after the delay went up (alpha = alpha_min),
+        // theta = 5 RTTs with da <= d1 are needed before alpha = 10; until then
+        // alpha is kept.
         let mut h = after_delay(Time::from_ms(200));
         let kept = h.cc.alpha();
         assert_eq!(kept, 38.0 / 128.0);
@@ -554,8 +560,8 @@ mod tests {
 
     #[test]
     fn loss_cuts_one_eighth_at_low_delay_and_half_at_high_delay() {
-        // spec fact 14: da <= 0.1 dm -> cut 1/8; da >= 0.8 dm -> cut 1/2
-        // (Linux: ssthresh = cwnd - floor(cwnd * beta)).
+        // Linux beta() / tcp_illinois_ssthresh: da <= 0.1 dm -> cut 1/8; da >=
+        // 0.8 dm -> cut 1/2 (Linux: ssthresh = cwnd - floor(cwnd * beta)).
         let mut h = after_delay(BASE);
         assert_eq!(h.cc.beta(), 0.125);
         let w = h.tcb.cwnd;
@@ -570,7 +576,8 @@ mod tests {
 
     #[test]
     fn rto_resets_to_reno_values() {
-        // spec 13: RTO -> alpha = 1, beta = 0.5, counters reset.
+        // Linux tcp_illinois_state / rtt_reset: RTO -> alpha = 1, beta = 0.5,
+        // counters reset.
         let mut h = after_delay(BASE);
         let w = h.tcb.cwnd;
         assert_eq!(h.cc.beta(), 0.125);
@@ -590,8 +597,9 @@ mod tests {
 
     #[test]
     fn updates_pause_outside_open() {
-        // spec 1.12: no per-RTT update during recovery; entering Open starts
-        // a fresh round, so the recovery-time samples never reach alpha.
+        // tcpeval's choice (docs/decisions.md): no per-RTT update during
+        // recovery; entering Open starts a fresh round, so the recovery-time
+        // samples never reach alpha.
         let mut h = after_delay(BASE);
         let alpha = h.cc.alpha();
         h.cc.set_state(&mut h.tcb, CaState::Recovery);

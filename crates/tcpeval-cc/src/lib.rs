@@ -6,28 +6,39 @@
 //! life through the hooks of [`CongestionControl`], a one-to-one image of
 //! Linux `struct tcp_congestion_ops`:
 //!
-//! | hook          | called                                                        | may change            |
+//! | hook          | called                                                        | may
+//! change            |
 //! |---------------|---------------------------------------------------------------|-----------------------|
-//! | `init`        | once, when the connection starts                              | own state, `ssthresh` |
-//! | `pkts_acked`  | every ACK that advances `snd_una` or SACKs data, before `cong_avoid` | own state only |
-//! | `cong_avoid`  | every such ACK while not in a cwnd reduction (Open, Disorder, Loss) and cwnd-limited | `cwnd`, `cwnd_cnt`, `ssthresh` |
-//! | `ssthresh`    | on entering fast recovery and on RTO; returns, never writes   | own state only        |
-//! | `set_state`   | just before the sender's [`CaState`] changes                  | own state, `cwnd`, `ssthresh` |
-//! | `cwnd_event`  | on the [`CwndEvent`]s                                         | own state, `cwnd`, `ssthresh` |
-//! | `undo_cwnd`   | on spurious-loss undo; returns the cwnd to restore            | own state only        |
-//! | `on_timer`    | every `timer_period()` if that is `Some` (FAST's own clock)   | own state, `cwnd`, `ssthresh` |
+//! | `init`        | once, when the connection starts                              | own
+//! state, `ssthresh` |
+//! | `pkts_acked`  | every ACK that advances `snd_una` or SACKs data, before `cong_avoid` |
+//! own state only |
+//! | `cong_avoid`  | every such ACK while not in a cwnd reduction (Open, Disorder, Loss)
+//! and cwnd-limited | `cwnd`, `cwnd_cnt`, `ssthresh` |
+//! | `ssthresh`    | on entering fast recovery and on RTO; returns, never writes   | own
+//! state only        |
+//! | `set_state`   | just before the sender's [`CaState`] changes                  | own
+//! state, `cwnd`, `ssthresh` |
+//! | `cwnd_event`  | on the [`CwndEvent`]s                                         | own
+//! state, `cwnd`, `ssthresh` |
+//! | `undo_cwnd`   | on spurious-loss undo; returns the cwnd to restore            | own
+//! state only        |
+//! | `on_timer`    | every `timer_period()` if that is `Some` (FAST's own clock)   | own
+//! state, `cwnd`, `ssthresh` |
 //!
 //! The generic sender owns loss detection, recovery, RTO and the in-recovery
 //! cwnd; algorithms supply `ssthresh()` and growth in the Open state.
 //!
 //! Each algorithm lives in its own file with a `*Params` struct whose fields
-//! are the algorithm's named, overridable constants (defaults from
-//! spec/algorithms.md), and is listed once in [`registry`].
+//! are the algorithm's named, overridable constants (defaults from the Linux
+//! module, the paper or the RFC the file's doc names), and is listed once in
+//! [`registry`].
 
 pub mod common;
 pub mod params;
 pub mod registry;
-pub mod testing;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod time;
 
 pub mod africa;
@@ -81,42 +92,67 @@ pub enum CwndEvent {
     Loss,
 }
 
-/// The sender's control block as an algorithm sees it.
+/// The sender's control block as an algorithm sees it (Linux: the fields
+/// of `struct tcp_sock` that `tcp_congestion_ops` hooks read).
 ///
 /// Windows are in packets (full-sized segments). `cwnd` is an `f64` so that
 /// formula-defined algorithms (float mode, ns-2 style) can keep a fractional
 /// window; Linux-derived algorithms keep it integral and use `cwnd_cnt` as
 /// the fractional-increase credit. The sender transmits while
 /// `packets_in_flight < floor(cwnd)` (and the receiver window allows).
+///
+/// The fields come in three kinds:
+///
+/// * **the window** (`cwnd`, `cwnd_cnt`, `ssthresh`): what an algorithm
+///   changes, in the hooks the crate docs list;
+/// * **the connection's state** (`now`, `snd_una`, `snd_nxt`,
+///   `packets_in_flight`, `srtt`, `min_rtt`, `ca_state`, `delivered`,
+///   `last_send`): kept by the sender, read-only to an algorithm;
+/// * **sender settings** (`mss`, `max_ssthresh`, `cwnd_clamp`): fixed when
+///   the connection is made; an algorithm reads them, and only `cwnd_clamp`
+///   may be lowered, by `init` (HighSpeed's table end).
+///
+/// Everything else the sender keeps (loss recovery, the scoreboard, the
+/// RTO estimator, its options) is out of an algorithm's reach.
 #[derive(Clone, Debug)]
 pub struct Tcb {
-    /// Current time.
+    /// Current time (the sender's clock at the hook call).
     pub now: Time,
-    /// Congestion window, packets (>= 1 outside the algorithm's own hooks).
+    /// Congestion window, packets (>= 1 outside the algorithm's own hooks;
+    /// Linux `snd_cwnd`).
     pub cwnd: f64,
-    /// Fractional-increase credit for integer (Linux-mode) growth, packets.
+    /// Fractional-increase credit for integer (Linux-mode) growth, packets
+    /// (Linux `snd_cwnd_cnt`).
     pub cwnd_cnt: u32,
-    /// Slow-start threshold, packets; [`UNLIMITED`] until the first loss.
+    /// Slow-start threshold, packets; [`UNLIMITED`] until the first loss
+    /// (Linux `snd_ssthresh`).
     pub ssthresh: f64,
-    /// Hard cap on cwnd, packets.
+    /// Sender setting: hard cap on cwnd, packets; [`UNLIMITED`] unless an
+    /// algorithm lowers it in `init` (Linux `snd_cwnd_clamp`).
     pub cwnd_clamp: f64,
     /// Oldest unacknowledged sequence number (packets).
     pub snd_una: u64,
     /// Next new sequence number to send (packets).
     pub snd_nxt: u64,
-    /// Packets the sender believes are in the network (Linux `in_flight`).
+    /// Packets the sender believes are in the network (Linux
+    /// `tcp_packets_in_flight`).
     pub packets_in_flight: u32,
-    /// Maximum segment size in bytes (payload of a full data packet).
+    /// Sender setting: maximum segment size in bytes (payload of a full
+    /// data packet; Linux `mss_cache`).
     pub mss: u32,
     /// Smoothed RTT (RFC 6298 SRTT), if a sample exists.
     pub srtt: Option<Time>,
     /// Minimum RTT sample seen on this connection, if any.
     pub min_rtt: Option<Time>,
-    /// Current congestion-avoidance state.
+    /// Current congestion-avoidance state (Linux `icsk_ca_state`).
     pub ca_state: CaState,
-    /// Total packets delivered to the receiver so far (cumulative + SACKed).
+    /// Total packets delivered to the receiver so far (cumulative + SACKed;
+    /// Linux `tp->delivered`).
     pub delivered: u64,
-    /// Limited Slow-Start (RFC 3742) threshold in packets; 0 = off.
+    /// Sender setting: the Limited Slow-Start (RFC 3742) threshold in
+    /// packets, 0 = off (the sysctl `tcp_max_ssthresh` that Linux 2.6.2x -
+    /// 3.x `tcp_slow_start` in `tcp_cong.c` read); the sender's own ns-2
+    /// form of LSS reads it too.
     pub max_ssthresh: u32,
     /// Time of the last data transmission (Linux `lsndtime`), zero before
     /// the first; the sender updates it after each send, so at `TxStart`
@@ -208,7 +244,8 @@ pub trait CongestionControl {
     fn cwnd_event(&mut self, _tcb: &mut Tcb, _event: CwndEvent) {}
 
     /// Lower bound on cwnd while Linux 2.6 rate halving shrinks it in fast
-    /// recovery (`tcp_congestion_ops.min_cwnd`, spec 1.8; asked only in the
+    /// recovery (`tcp_congestion_ops.min_cwnd`, read by `tcp_cwnd_min` in
+    /// 2.6 `net/ipv4/tcp_input.c`; asked only in the
     /// sender's `rate_halving` recovery mode). Default `tcp_reno_min_cwnd`:
     /// ssthresh / 2, in whole packets. A 2.6 module without the hook (BIC,
     /// CUBIC, H-TCP) got ssthresh itself from `tcp_cwnd_min`.

@@ -157,9 +157,10 @@ mod tests {
 
     #[test]
     fn rate_halving_floors_follow_the_2_6_modules() {
-        // spec 1.8: tcp_reno_min_cwnd = ssthresh / 2 (integer) for modules
-        // that set it; BIC, CUBIC and H-TCP set none, so tcp_cwnd_min gave
-        // ssthresh; Westwood+ its bw x RTTmin, 2 packets before any sample.
+        // Linux 2.6 tcp_cong.c: tcp_reno_min_cwnd = ssthresh / 2 (integer) for
+        // modules that set it; BIC, CUBIC and H-TCP set none, so tcp_cwnd_min
+        // gave ssthresh; Westwood+ its bw x RTTmin, 2 packets before any
+        // sample.
         let tcb = Tcb::new(100.0, 81.0, 1448);
         for (name, floor) in [
             ("reno", 40.0),

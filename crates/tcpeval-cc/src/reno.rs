@@ -1,5 +1,5 @@
 //! Reno / NewReno congestion control (RFC 5681; Linux `tcp_reno_*` in
-//! `net/ipv4/tcp_cong.c`; spec/algorithms.md section 2).
+//! `net/ipv4/tcp_cong.c`).
 //!
 //! Slow start, then one packet per RTT (`AI(cwnd, acked)`), and
 //! `ssthresh = max(floor(cwnd * beta), 2)` on loss. NewReno and SACK recovery
@@ -62,7 +62,8 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_each_round() {
-        // spec fact 3: IW 10, per-packet counting: cwnd = 10 * 2^n after n RTTs.
+        // RFC 5681 section 3.1 slow start, IW 10, per-packet counting: cwnd =
+        // 10 * 2^n after n RTTs.
         let mut h = Harness::new(reno(), 10.0, UNLIMITED).with_rtt(Time::from_ms(100));
         for n in 1..=5 {
             h.round();
@@ -72,7 +73,7 @@ mod tests {
 
     #[test]
     fn congestion_avoidance_adds_one_per_round() {
-        // spec section 2 / RFC 5681: +1 packet per RTT in CA.
+        // RFC 5681 section 3.1: +1 packet per RTT in CA.
         let mut h = Harness::new(reno(), 50.0, 40.0).with_rtt(Time::from_ms(100));
         for n in 1..=10 {
             h.round();
@@ -87,7 +88,7 @@ mod tests {
         h.fast_loss();
         assert_eq!(h.tcb.ssthresh, 50.0);
         assert_eq!(h.tcb.cwnd, 50.0);
-        // Sawtooth (fact 2): from W/2 back to W in W/2 rounds.
+        // Sawtooth (RFC 5681 AIMD): from W/2 back to W in W/2 rounds.
         h.rounds(50);
         assert_eq!(h.tcb.cwnd, 100.0);
     }
@@ -104,7 +105,8 @@ mod tests {
 
     #[test]
     fn per_ack_counting_with_delayed_acks_halves_ca_growth() {
-        // spec 1.2: per-ACK counting with an ACK every 2nd packet gives +0.5/RTT.
+        // Linux 2.6 per-ACK counting (tcp_abc = 0) with an ACK every 2nd packet
+        // gives +0.5/RTT.
         let mut h = Harness::new(reno(), 100.0, 50.0)
             .with_rtt(Time::from_ms(100))
             .with_delayed_ack(2)
@@ -115,7 +117,7 @@ mod tests {
 
     #[test]
     fn float_mode_grows_slightly_less_than_one_per_round() {
-        // spec 1.2: in float mode the denominator grows within the RTT.
+        // ns-2 opencwnd float form: the denominator grows within the RTT.
         let p = RenoParams {
             growth: GrowthMode::Float,
             ..RenoParams::default()

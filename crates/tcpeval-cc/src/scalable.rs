@@ -1,6 +1,5 @@
 //! Scalable TCP (T. Kelly, "Scalable TCP: Improving Performance in Highspeed
-//! Wide Area Networks", CCR 2003; Linux `net/ipv4/tcp_scalable.c`;
-//! spec/algorithms.md section 3).
+//! Wide Area Networks", CCR 2003; Linux `net/ipv4/tcp_scalable.c`).
 //!
 //! Multiplicative increase, multiplicative decrease above a legacy window:
 //! each delivered packet adds `a` (so the window grows by the factor `1 + a`
@@ -23,8 +22,8 @@
 //! per-packet counting). 2.6.x kernels used 50 with per-ACK counting (as do
 //! ns-3 `AIFactor` and ns-2 TCP-Linux); to replicate them set `ai_cnt = 50`
 //! and `a = 0.02` and run the sender in per-ACK mode with delayed ACKs. The
-//! paper's legacy window of 16 packets is spec-marked as not re-read from the
-//! paper and is not the default (spec section 18).
+//! paper's legacy window of 16 packets (as recalled; not re-read from the
+//! paper) is not the default: Linux has no such threshold (docs/decisions.md).
 //!
 //! Counting mode: growth is driven by `AckInfo::acked`, so the sender's
 //! per-ACK mode (acked = 1 per ACK) halves the per-RTT growth under delayed
@@ -136,13 +135,14 @@ mod tests {
 
     #[test]
     fn reno_increase_at_or_below_the_legacy_window() {
-        // spec section 3: AI(min(cwnd, AI_CNT)) is Reno's +1/RTT for cwnd <= 100.
+        // Linux tcp_scalable_cong_avoid: AI(min(cwnd, AI_CNT)) is Reno's +1/RTT
+        // for cwnd <= 100.
         let mut h = Harness::new(linux(), 90.0, 10.0).with_rtt(Time::from_ms(100));
         for n in 1..=10 {
             h.round();
             assert_eq!(h.tcb.cwnd, 90.0 + f64::from(n));
         }
-        // The float form is Reno's float rule there (spec 1.2).
+        // The float form is Reno's float rule there (ns-2 opencwnd).
         let mut h = Harness::new(float(), 50.0, 10.0).with_rtt(Time::from_ms(100));
         h.round();
         let expected: f64 = (0..50).fold(50.0, |w: f64, _| w + 1.0 / w);
@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn one_percent_per_rtt_above_the_legacy_window() {
-        // spec section 3 / fact 6: +a per packet = x(1 + a) per RTT, a = 0.01.
+        // Kelly 2003: +a per packet = x(1 + a) per RTT, a = 0.01.
         // Linux form: 1000 packets acked at one packet per 100 -> +10 exactly.
         let mut h = Harness::new(linux(), 1000.0, 10.0).with_rtt(Time::from_ms(100));
         h.round();
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn loss_cuts_one_eighth() {
-        // Linux: ssthresh = max(cwnd - (cwnd >> 3), 2); spec section 3.
+        // Linux: ssthresh = max(cwnd - (cwnd >> 3), 2).
         let mut h = Harness::new(linux(), 1000.0, 10.0);
         h.fast_loss();
         assert_eq!(h.tcb.ssthresh, 875.0);
@@ -192,7 +192,8 @@ mod tests {
 
     #[test]
     fn recovery_period_is_independent_of_the_window() {
-        // spec fact 6: k = ln(1/(1-b)) / ln(1+a) = 13.42 RTTs for any W.
+        // Kelly 2003: recovery time k = ln(1/(1-b)) / ln(1+a) = 13.42 RTTs for
+        // any W.
         let k = (1.0f64 / 0.875).ln() / 1.01f64.ln();
         assert!((k - 13.42).abs() < 0.005);
         for w in [1000.0, 10_000.0] {
@@ -209,7 +210,8 @@ mod tests {
 
     #[test]
     fn per_ack_counting_halves_growth_under_delayed_acks() {
-        // spec 1.2 / section 3: 500 ACKs per RTT at one packet per 100 -> +5.
+        // Linux 2.6 per-ACK counting: 500 ACKs per RTT at one packet per 100 ->
+        // +5.
         let mut h = Harness::new(linux(), 1000.0, 10.0)
             .with_rtt(Time::from_ms(100))
             .with_delayed_ack(2)
@@ -238,7 +240,7 @@ mod tests {
 
     #[test]
     fn mean_window_under_random_loss_is_a_over_b_p() {
-        // spec fact 6: w = (a/b)/p = 0.08/p (windows above the legacy 100, so
+        // Kelly 2003: w = (a/b)/p = 0.08/p (windows above the legacy 100, so
         // p <= 1e-4). Bernoulli loss, float form.
         for (p, rounds) in [(1e-4, 8_000), (1e-5, 2_500)] {
             let mut h = Harness::new(float(), 10.0, 1e9).with_random_loss(p, 11);

@@ -8,7 +8,7 @@
 //! with Bernoulli random loss. Losses are handled as the generic sender
 //! does with PRR: `set_state(Recovery)`, `ssthresh()`, one RTT without growth,
 //! then `cwnd = ssthresh`, `cwnd_event(CompleteCwr)`, `set_state(Open)`.
-//! RTOs follow spec 1.9: `ssthresh()`, cwnd = 1, `set_state(Loss)`,
+//! RTOs follow Linux `tcp_enter_loss`: `ssthresh()`, cwnd = 1, `set_state(Loss)`,
 //! `cwnd_event(Loss)`.
 //!
 //! The hooks are called in the same order as by the simulator's sender, so a
@@ -109,7 +109,8 @@ impl<C: CongestionControl> Harness<C> {
         self
     }
 
-    /// `cong_avoid` sees `acked = 1` per ACK (2.6-era kernels, spec 1.2).
+    /// `cong_avoid` sees `acked = 1` per ACK (2.6-era kernels with `tcp_abc` =
+    /// 0).
     pub fn with_per_ack_counting(mut self) -> Self {
         self.per_ack_counting = true;
         self
@@ -312,8 +313,8 @@ impl<C: CongestionControl> Harness<C> {
         self.set_state(CaState::Open);
     }
 
-    /// A retransmission timeout (spec 1.9): ssthresh from the algorithm,
-    /// cwnd = 1, state Loss until the next ACK.
+    /// A retransmission timeout (Linux `tcp_enter_loss`): ssthresh from the
+    /// algorithm, cwnd = 1, state Loss until the next ACK.
     pub fn rto(&mut self) {
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
         self.tcb.cwnd = 1.0;

@@ -1,5 +1,5 @@
 //! TCP Vegas (Brakmo & Peterson, IEEE JSAC 1995; Linux `net/ipv4/tcp_vegas.c`;
-//! spec/algorithms.md section 9).
+//! ns-3 `tcp-vegas.cc` for the textbook `diff`).
 //!
 //! Vegas compares the window it has with the window the path needs. Per ACK
 //! it keeps `baseRTT` (the smallest RTT sample of the connection, never aged
@@ -21,11 +21,11 @@
 //! * `cwnd >= min_cwnd`, then `ssthresh = max(ssthresh, 3/4 cwnd)` (Linux
 //!   `tcp_current_ssthresh`, computed as `cwnd/2 + cwnd/4` in integers).
 //!
-//! Between decisions only slow start acts. The per-RTT machinery runs only
-//! in the Open state: any other state pauses it (RTT samples around a loss
-//! are ambiguous, spec 1.12), entering Open restarts it with a fresh round,
-//! and an idle restart (`TxStart`, `CwndRestart`) also forgets baseRTT, as
-//! Linux `tcp_vegas_init` does. While paused Vegas behaves as Reno. Losses
+//! Between decisions only slow start acts. The per-RTT machinery runs only in
+//! the Open state: any other state pauses it (RTT samples around a loss are
+//! ambiguous; Linux `tcp_vegas_state`), entering Open restarts it with a fresh
+//! round, and an idle restart (`TxStart`, `CwndRestart`) also forgets baseRTT,
+//! as Linux `tcp_vegas_init` does. While paused Vegas behaves as Reno. Losses
 //! use Reno's `ssthresh = max(floor(cwnd/2), 2)`.
 //!
 //! Arithmetic: with `growth = linux` the rule is evaluated as the kernel
@@ -130,7 +130,7 @@ impl Vegas {
         }
     }
 
-    /// The once-per-RTT Vegas decision (spec section 9).
+    /// The once-per-RTT Vegas decision (Linux `tcp_vegas_cong_avoid`).
     fn decide(&mut self, tcb: &mut Tcb, rtt: Time, base: Time, acked: u32) {
         let p = &self.params;
         let (target, diff) = self.target_and_diff(tcb.cwnd, rtt, base);
@@ -239,12 +239,13 @@ mod tests {
 
     #[test]
     fn slow_start_ends_at_target_plus_one_when_diff_exceeds_gamma() {
-        // spec 9: in slow start, diff > gamma -> cwnd = min(cwnd, target + 1),
-        // ssthresh = min(ssthresh, cwnd). Windows 10..160 double (160 > BDP
-        // queues, RTT 160 ms). The decision at the start of the 320-packet
-        // round sees minRTT = 160 ms of the previous round: Linux diff =
-        // floor(320 * 60000 / 100001) = 191 > 1, target = floor(320 * 100001 /
-        // 160001) = 200, so cwnd = 201 and ssthresh = 201 (3/4 cwnd is below).
+        // Linux tcp_vegas_cong_avoid: in slow start, diff > gamma -> cwnd =
+        // min(cwnd, target + 1), ssthresh = min(ssthresh, cwnd). Windows
+        // 10..160 double (160 > BDP queues, RTT 160 ms). The decision at the
+        // start of the 320-packet round sees minRTT = 160 ms of the previous
+        // round: Linux diff = floor(320 * 60000 / 100001) = 191 > 1, target =
+        // floor(320 * 100001 / 160001) = 200, so cwnd = 201 and ssthresh = 201
+        // (3/4 cwnd is below).
         let mut h =
             Harness::new(vegas(), 10.0, UNLIMITED).with_bottleneck(BASE, RATE, f64::INFINITY);
         for expected in [20.0, 40.0, 80.0, 160.0, 320.0] {
@@ -262,8 +263,9 @@ mod tests {
 
     #[test]
     fn slow_start_continues_while_diff_is_at_most_gamma() {
-        // spec 9: without queueing (fixed RTT) diff = 0 <= gamma: cwnd doubles
-        // every RTT (Linux slow start every RTT, not every other RTT).
+        // Linux tcp_vegas_cong_avoid: without queueing (fixed RTT) diff = 0 <=
+        // gamma: cwnd doubles every RTT (Linux slow start every RTT, not every
+        // other RTT).
         let mut h = Harness::new(vegas(), 10.0, UNLIMITED).with_rtt(BASE);
         for n in 1..=6 {
             h.round();
@@ -282,15 +284,16 @@ mod tests {
         }
         assert_eq!(
             h.losses, 0,
-            "spec fact 11: no losses when the buffer exceeds beta"
+            "Brakmo & Peterson 1995: no losses when the buffer exceeds beta"
         );
         backlogs
     }
 
     #[test]
     fn congestion_avoidance_holds_the_backlog_between_alpha_and_beta() {
-        // spec fact 11: steady state alpha <= diff <= beta, i.e. an own backlog
-        // of 2..4 packets with the Linux constants, and cwnd stops moving.
+        // Brakmo & Peterson 1995: steady state alpha <= diff <= beta, i.e. an
+        // own backlog of 2..4 packets with the Linux constants, and cwnd stops
+        // moving.
         let backlogs = settled_backlogs(VegasParams::default());
         for b in &backlogs {
             assert!((2.0..=4.0).contains(b), "backlog {b} outside [alpha, beta]");
@@ -300,7 +303,7 @@ mod tests {
 
     #[test]
     fn textbook_diff_also_settles_in_the_band() {
-        // spec 9 / fact 11 with the textbook diff (ns-3 form).
+        // Brakmo & Peterson 1995 with the textbook diff (ns-3 form).
         let p = VegasParams {
             diff: VegasDiff::Textbook,
             ..VegasParams::default()
@@ -322,11 +325,12 @@ mod tests {
 
     #[test]
     fn linux_and_textbook_diff_differ_by_min_rtt_over_base_rtt() {
-        // spec 9 pitfall: baseRTT 100 ms, then a round at minRTT 104.1 ms.
-        // Its first ACK still decides on the 100 ms round (diff 0: cwnd 101);
-        // the next decision has Linux diff 101 * 4.1 / 100 = 4.14 > beta
-        // (cwnd - 1) but textbook diff 101 * 4.1 / 104.1 = 3.98 <= beta
-        // (hold). Float arithmetic isolates the definition from truncation.
+        // Linux diff = cwnd (RTT - baseRTT) / baseRTT: baseRTT 100 ms, then a
+        // round at minRTT 104.1 ms. Its first ACK still decides on the 100 ms
+        // round (diff 0: cwnd 101); the next decision has Linux diff 101 * 4.1
+        // / 100 = 4.14 > beta (cwnd - 1) but textbook diff 101 * 4.1 / 104.1 =
+        // 3.98 <= beta (hold). Float arithmetic isolates the definition from
+        // truncation.
         let run = |diff| {
             let p = VegasParams {
                 diff,
@@ -384,7 +388,8 @@ mod tests {
 
     #[test]
     fn loss_uses_reno_and_vegas_pauses_outside_open() {
-        // spec 9: loss -> Reno ssthresh; Vegas runs only in Open (spec 1.12).
+        // Linux: loss -> Reno ssthresh; Vegas runs only in Open
+        // (tcp_vegas_state).
         let mut h = Harness::new(vegas(), 90.0, 50.0).with_bottleneck(BASE, RATE, 10.0);
         h.rounds(20);
         h.tcb.cwnd = 101.0;
@@ -416,7 +421,7 @@ mod tests {
 
     #[test]
     fn base_rtt_aging_follows_a_route_change() {
-        // spec 1.12: never-aged baseRTT (Linux) reads a longer path as queueing
+        // Linux never ages baseRTT: it reads a longer path as queueing
         // and shrinks cwnd far below the new BDP; with aging baseRTT follows
         // the new path and cwnd fills it again. (Aging also re-reads Vegas's
         // own standing backlog as path delay at each expiry, so the backlog

@@ -1,6 +1,5 @@
 //! TCP Westwood+ (Mascolo, Casetti, Gerla et al., MobiCom 2001; Grieco &
-//! Mascolo, CCR 2004; Linux `net/ipv4/tcp_westwood.c`; spec/algorithms.md
-//! section 10).
+//! Mascolo, CCR 2004; Linux `net/ipv4/tcp_westwood.c`).
 //!
 //! Growth is Reno's (slow start and +1 per RTT). Westwood+ estimates the
 //! bandwidth the flow gets from the rate of delivered data and, after a loss,
@@ -13,7 +12,7 @@
 //!   opened; the sample is bytes / window length (the closing ACK's bytes
 //!   count in the next window). An ACK counts its cumulative advance; a
 //!   duplicate ACK counts one MSS, which is remembered and taken off the
-//!   cumulative ACK that later covers it (`westwood_acked_count`; spec 10),
+//!   cumulative ACK that later covers it (Linux `westwood_acked_count`),
 //!   so that with or without SACK the delivery rate is seen while the hole
 //!   is being repaired. As in Linux the window length is compared with the
 //!   RTT sample of the previous ACK, the ACK hook running before
@@ -39,7 +38,7 @@
 //! ACK's own (RTTmin is read only at a loss). Linux skips the duplicate-ACK
 //! accounting on fast-path ACKs (in-order data, header prediction), which a
 //! simulator cannot tell apart; here every ACK takes the slow path's rule,
-//! the one the spec states. Until the first RTT sample the RTT is
+//! the one `westwood_acked_count` states. Until the first RTT sample the RTT is
 //! `initial_rtt` (Linux 20 s), which keeps the first window open.
 
 use crate::common::{GrowthMode, MinRtt};
@@ -282,9 +281,10 @@ mod tests {
 
     #[test]
     fn estimate_converges_to_the_bottleneck_rate() {
-        // spec 10: the delivery rate of a flow that fills the pipe is the
-        // bottleneck rate. From cwnd 50 (half the 100-packet BDP: ACK rate
-        // 500/s) Reno grows into the pipe; the estimate climbs to C * MSS.
+        // Linux westwood_update_window / westwood_filter: the delivery rate of
+        // a flow that fills the pipe is the bottleneck rate. From cwnd 50 (half
+        // the 100-packet BDP: ACK rate 500/s) Reno grows into the pipe; the
+        // estimate climbs to C * MSS.
         let mut h = Harness::new(westwood(), 50.0, 40.0).with_bottleneck(BASE, RATE, f64::INFINITY);
         h.rounds(10);
         let early = h.cc.bandwidth() / MSS;
@@ -297,9 +297,10 @@ mod tests {
 
     #[test]
     fn post_loss_window_is_bandwidth_times_rtt_min() {
-        // spec fact 13: single flow, drop-tail buffer B = 50: the loss at
-        // cwnd 151 leaves cwnd = ssthresh = floor(bw * RTTmin / MSS) ~ BDP =
-        // 100, not Reno's (BDP + B)/2 = 75.
+        // Mascolo et al. 2001 (ssthresh = BWE x RTTmin after a loss): single
+        // flow, drop-tail buffer B = 50: the loss at cwnd 151 leaves cwnd =
+        // ssthresh = floor(bw * RTTmin / MSS) ~ BDP = 100, not Reno's (BDP +
+        // B)/2 = 75.
         let mut h = Harness::new(westwood(), 100.0, 50.0).with_bottleneck(BASE, RATE, 50.0);
         while h.losses == 0 {
             h.round();
@@ -313,7 +314,8 @@ mod tests {
 
     #[test]
     fn no_bandwidth_sample_gives_ssthresh_two() {
-        // spec 10 pitfall: bw = 0 (no sample window closed yet) -> 2.
+        // Linux tcp_westwood_bw_rttmin: bw = 0 (no sample window closed yet) ->
+        // 2.
         let mut h = Harness::new(westwood(), 10.0, UNLIMITED).with_rtt(Time::from_ms(20));
         h.round();
         assert_eq!(h.cc.bandwidth(), 0.0, "20 ms < 50 ms: no window closed");
@@ -324,8 +326,8 @@ mod tests {
 
     #[test]
     fn entering_recovery_uses_reno_ssthresh() {
-        // spec 10: ssthresh() is Reno's cwnd/2; the BWE window replaces it
-        // only at COMPLETE_CWR.
+        // Linux tcp_westwood_event: ssthresh() is Reno's cwnd/2; the BWE window
+        // replaces it only at COMPLETE_CWR.
         let mut h = Harness::new(westwood(), 100.0, 50.0).with_bottleneck(BASE, RATE, 50.0);
         h.rounds(10);
         assert_eq!(h.cc.ssthresh(&h.tcb), (h.tcb.cwnd / 2.0).floor());
@@ -333,8 +335,8 @@ mod tests {
 
     #[test]
     fn rto_sets_ssthresh_from_the_estimate_and_restarts_rtt_min() {
-        // spec 10: RTO -> ssthresh = max(bw * RTTmin / MSS, 2), cwnd = 1,
-        // RTTmin restarts from the next sample.
+        // Linux tcp_westwood_event (CA_EVENT_LOSS): RTO -> ssthresh = max(bw *
+        // RTTmin / MSS, 2), cwnd = 1, RTTmin restarts from the next sample.
         let mut h = Harness::new(westwood(), 100.0, 50.0).with_bottleneck(BASE, RATE, 50.0);
         h.rounds(20);
         let expected = (h.cc.bandwidth() * BASE.secs() / MSS).floor();
@@ -375,7 +377,8 @@ mod tests {
 
     #[test]
     fn linux_filter_is_two_cascaded_seven_eighths_ewmas() {
-        // spec 10: bw_ns = 7/8 bw_ns + 1/8 s; bw = 7/8 bw + 1/8 bw_ns.
+        // Linux westwood_filter: bw_ns = 7/8 bw_ns + 1/8 s; bw = 7/8 bw + 1/8
+        // bw_ns.
         let (s1, s2, bw) = two_windows(WestwoodFilter::Linux);
         let bw_ns = 0.875 * s1 + 0.125 * s2;
         let expected = 0.875 * s1 + 0.125 * bw_ns;
@@ -384,7 +387,8 @@ mod tests {
 
     #[test]
     fn tustin_filter_averages_the_last_two_samples() {
-        // spec 10 paper form: b = 0.9 b + 0.05 (s_k + s_{k-1}).
+        // Mascolo et al. 2001, the Tustin filter: b = 0.9 b + 0.05 (s_k +
+        // s_{k-1}).
         let (s1, s2, bw) = two_windows(WestwoodFilter::Tustin);
         let expected = 0.9 * s1 + 0.05 * (s2 + s1);
         assert!((bw - expected).abs() < 1e-6, "{bw} vs {expected}");
@@ -392,7 +396,7 @@ mod tests {
 
     #[test]
     fn duplicate_acks_count_one_packet_each_until_covered() {
-        // spec 10 (Linux westwood_acked_count). RTT 20 ms, one ACK per
+        // Linux westwood_acked_count. RTT 20 ms, one ACK per
         // 10 ms. Window 1 (0-60 ms): 5 packets. Window 2 (60-120 ms): the
         // 60 ms packet and five duplicate ACKs (70-110 ms), one packet each:
         // 6. Window 3 (120-180 ms): the 120 ms duplicate ACK; at 130 ms a
@@ -423,8 +427,9 @@ mod tests {
 
     #[test]
     fn sample_window_is_at_least_the_last_rtt() {
-        // spec 10: a window closes after max(RTT, 50 ms): with RTT 100 ms
-        // nothing is filtered at 60 ms, the first sample comes after 100 ms.
+        // Linux westwood_update_window: a window closes after max(RTT, 50 ms):
+        // with RTT 100 ms nothing is filtered at 60 ms, the first sample comes
+        // after 100 ms.
         let mut h = Harness::new(westwood(), 100.0, 50.0);
         let (gap, rtt) = (Time::from_ms(10), Time::from_ms(100));
         deliver(&mut h, 10, gap, rtt);

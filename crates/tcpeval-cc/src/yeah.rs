@@ -1,6 +1,5 @@
 //! YeAH-TCP, "Yet Another Highspeed TCP" (Baiocchi, Castellani, Vacirca,
-//! PFLDnet 2007; Linux `net/ipv4/tcp_yeah.c`; ns-3 `tcp-yeah.cc`;
-//! spec/algorithms.md section 15).
+//! PFLDnet 2007; Linux `net/ipv4/tcp_yeah.c`; ns-3 `tcp-yeah.cc`).
 //!
 //! Two growth modes chosen once per RTT from Vegas-style delay state:
 //!
@@ -33,10 +32,11 @@
 //! `"float"` keeps them exact.
 //!
 //! Differences from Linux, by choice: the per-RTT update pauses outside the
-//! Open state (spec 1.12; Linux YeAH also runs it during the Loss-state slow
-//! start after an RTO), and Linux's overflow guard `cwnd_clamp <= 2^32/128`
-//! is not needed with floating-point windows. As in Linux, baseRTT is never
-//! aged and is reset on idle restart (`tcp_vegas_cwnd_event`).
+//! Open state (RTT samples around a loss are ambiguous; Linux YeAH also runs it
+//! during the Loss-state slow start after an RTO), and Linux's overflow guard
+//! `cwnd_clamp <= 2^32/128` is not needed with floating-point windows. As in
+//! Linux, baseRTT is never aged and is reset on idle restart
+//! (`tcp_vegas_cwnd_event`).
 
 use crate::common::{additive_increase, slow_start, GrowthMode, RttRound};
 use crate::params::params;
@@ -139,7 +139,7 @@ impl Yeah {
     }
 
     /// The once-per-RTT decision with the round's minimum RTT `rtt` and the
-    /// connection's `base` RTT (spec 15).
+    /// connection's `base` RTT (Linux `tcp_yeah_cong_avoid`).
     fn per_rtt_update(&mut self, tcb: &mut Tcb, rtt: Time, base: Time) {
         let p = &self.params;
         let queue_delay = rtt.saturating_sub(base);
@@ -290,8 +290,8 @@ mod tests {
 
     #[test]
     fn fast_mode_is_scalable_and_slow_mode_is_reno() {
-        // spec 15: fast mode AI(min(cwnd, 100)) = +cwnd/100 per RTT above 100
-        // packets; slow mode AI(cwnd) = +1 per RTT.
+        // Linux tcp_yeah_cong_avoid: fast mode AI(min(cwnd, 100)) = +cwnd/100
+        // per RTT above 100 packets; slow mode AI(cwnd) = +1 per RTT.
         let mut h = Harness::new(yeah(), 500.0, 100.0).with_rtt(ms(100));
         h.round();
         for _ in 0..3 {
@@ -315,7 +315,9 @@ mod tests {
 
     #[test]
     fn mode_switch_thresholds() {
-        // spec 15: slow iff Q > q_max or RTT - baseRTT > baseRTT/phi.
+        // Linux tcp_yeah_cong_avoid: slow iff Q >
+        // q_max or RTT
+        // - baseRTT > baseRTT/phi.
         let base = ms(100);
         // Queueing delay exactly baseRTT/8 = 12.5 ms, Q = floor(600*12.5/112.5) = 66: fast.
         let mut y = yeah();
@@ -338,7 +340,8 @@ mod tests {
 
     #[test]
     fn decongestion_never_below_reno_count_nor_more_than_half() {
-        // spec fact 15: cwnd' = max(cwnd - min(Q/gamma, cwnd/2), reno_count).
+        // Linux tcp_yeah_cong_avoid, decongestion: cwnd' = max(cwnd -
+        // min(Q/gamma, cwnd/2), reno_count).
         let base = ms(100);
         // Q = 300*50/150 = 100 would leave 200 < reno_count 250: stop at 250.
         let mut y = yeah();
@@ -360,7 +363,8 @@ mod tests {
 
     #[test]
     fn fast_count_resets_reno_count_after_zeta_rtts() {
-        // spec 15: fast_count > zeta -> reno_count = 2, fast_count = 0.
+        // Linux tcp_yeah_cong_avoid: fast_count > zeta -> reno_count = 2,
+        // fast_count = 0.
         let mut y = yeah();
         y.reno_count = 40.0;
         for _ in 0..50 {
@@ -373,8 +377,9 @@ mod tests {
 
     #[test]
     fn loss_rule() {
-        // spec 15: red = max(min(lastQ, max(cwnd/2, 2)), cwnd/8) unless
-        // doing_reno_now >= rho, then red = max(cwnd/2, 2); ssthresh = cwnd - red.
+        // Linux tcp_yeah_ssthresh: red = max(min(lastQ, max(cwnd/2, 2)),
+        // cwnd/8) unless doing_reno_now >= rho, then red = max(cwnd/2, 2);
+        // ssthresh = cwnd - red.
         let t = Tcb::new(200.0, UNLIMITED, 1448);
         let cut = |last_q: f64, reno_rtts: u32| {
             let mut y = yeah();
@@ -400,13 +405,13 @@ mod tests {
 
     #[test]
     fn equilibrium_backlog_stays_near_q_max_on_a_bottleneck() {
-        // spec fact 15: loss-free equilibrium with a large buffer keeps the
-        // own backlog near Q_max = 80 packets and the queueing delay below
-        // baseRTT/8. BDP 1000 packets, so baseRTT/8 is 125 packets of queue
-        // and Q_max binds. The Vegas-style estimate lags: the decision at a
-        // round's first ACK uses the previous round's RTTs, whose window was
-        // set before the previous decision, so a peak may pass 80 by up to
-        // two RTTs of Scalable growth (2 * ceil(cwnd/100)).
+        // Baiocchi et al. 2007: loss-free equilibrium with a large buffer keeps
+        // the own backlog near Q_max = 80 packets and the queueing delay below
+        // baseRTT/8. BDP 1000 packets, so baseRTT/8 is 125 packets of queue and
+        // Q_max binds. The Vegas-style estimate lags: the decision at a round's
+        // first ACK uses the previous round's RTTs, whose window was set before
+        // the previous decision, so a peak may pass 80 by up to two RTTs of
+        // Scalable growth (2 * ceil(cwnd/100)).
         let mut h =
             Harness::new(yeah(), 10.0, UNLIMITED).with_bottleneck(ms(100), 10_000.0, f64::INFINITY);
         h.rounds(200);
@@ -435,8 +440,9 @@ mod tests {
 
     #[test]
     fn per_rtt_update_pauses_outside_open() {
-        // spec 1.12: no per-RTT decisions outside Open (here the Loss state
-        // after an RTO); entering Open starts a fresh round.
+        // tcpeval's choice (docs/decisions.md): no per-RTT decisions outside
+        // Open (here the Loss state after an RTO); entering Open starts a fresh
+        // round.
         let mut y = yeah();
         let mut t = Tcb::new(300.0, 100.0, 1448);
         y.init(&mut t);

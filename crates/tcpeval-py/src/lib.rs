@@ -106,6 +106,24 @@ fn tcp_options() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// The result tables as JSON text: key, doc, and each column's name, type
+/// and doc (meaning and unit); declared once in `tcpeval_sim::columns`.
+#[pyfunction]
+fn columns() -> String {
+    let list: Vec<serde_json::Value> = tcpeval_sim::columns::schema()
+        .iter()
+        .map(|t| {
+            let cols: Vec<serde_json::Value> = t
+                .columns
+                .iter()
+                .map(|c| serde_json::json!({"name": c.name, "type": c.dtype, "doc": c.doc.trim()}))
+                .collect();
+            serde_json::json!({"key": t.key, "doc": t.doc.trim(), "columns": cols})
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// The algorithm catalog as JSON text: name, summary, defaults, docs.
 #[pyfunction]
 fn algorithms() -> String {
@@ -241,6 +259,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(toml_line, m)?)?;
+    m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(platforms, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;

@@ -4,10 +4,10 @@
 //! ([`Table::COLUMNS`]), the hand-over as typed vectors
 //! ([`Table::into_columns`], which the PyO3 layer turns into numpy arrays
 //! without naming a column) and the Python `TypedDict` in
-//! `python/tcpeval/_core.pyi` ([`pyi_typed_dict`], kept equal by a test).
+//! `python/tcpeval/_core.pyi` ([`TableSchema::pyi`], kept equal by a test).
 //! Each summary row (a flow's, link's or class's totals, see
 //! [`crate::results`]) is a [`record!`] the same way: [`Record::row`] gives
-//! its named cells and [`pyi_row_dict`] its `TypedDict`.
+//! its named cells. [`schema`] lists every table once.
 
 /// One column's values, handed over once at the end of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -230,25 +230,78 @@ macro_rules! record {
 }
 pub(crate) use record;
 
-/// The Python `TypedDict` of a row of record `R`.
-pub fn pyi_row_dict<R: Record>() -> String {
-    typed_dict(R::TYPE_NAME, R::DOC, &R::row_columns(), |c| {
-        c.dtype.to_string()
-    })
+/// A result table as described to users: its key in a run's results, its
+/// Python `TypedDict` name, what a row is, and its columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableSchema {
+    /// Key in a run's results (`flow_series`, `flows`).
+    pub key: &'static str,
+    /// Python `TypedDict` name.
+    pub type_name: &'static str,
+    /// What one row is.
+    pub doc: &'static str,
+    /// The columns, in order (element type: Rust's for a series table,
+    /// Python's for a summary row).
+    pub columns: Vec<Column>,
+    /// A series table (numpy columns) rather than summary rows (dicts).
+    pub series: bool,
 }
 
-/// The Python `TypedDict` of table `T`: one numpy array per column.
-pub fn pyi_typed_dict<T: Table>() -> String {
-    typed_dict(T::TYPE_NAME, T::DOC, T::COLUMNS, |c| {
-        let np = match c.dtype {
-            "f64" => "np.float64",
-            "u32" => "np.uint32",
-            "u64" => "np.uint64",
-            "i64" => "np.int64",
-            other => unreachable!("no numpy type for {other}"),
-        };
-        format!("NDArray[{np}]")
-    })
+impl TableSchema {
+    /// The schema of series table `T`.
+    pub fn of_table<T: Table>() -> Self {
+        TableSchema {
+            key: T::KEY,
+            type_name: T::TYPE_NAME,
+            doc: T::DOC,
+            columns: T::COLUMNS.to_vec(),
+            series: true,
+        }
+    }
+
+    /// The schema of summary record `R`.
+    pub fn of_record<R: Record>() -> Self {
+        TableSchema {
+            key: R::KEY,
+            type_name: R::TYPE_NAME,
+            doc: R::DOC,
+            columns: R::row_columns(),
+            series: false,
+        }
+    }
+
+    /// Its Python `TypedDict`: numpy arrays for a series table, scalars for a row.
+    pub fn pyi(&self) -> String {
+        typed_dict(self.type_name, self.doc, &self.columns, |c| {
+            if !self.series {
+                return c.dtype.to_string();
+            }
+            let np = match c.dtype {
+                "f64" => "np.float64",
+                "u32" => "np.uint32",
+                "u64" => "np.uint64",
+                "i64" => "np.int64",
+                other => unreachable!("no numpy type for {other}"),
+            };
+            format!("NDArray[{np}]")
+        })
+    }
+}
+
+/// Every result table of a run, series first: the one list the `.pyi` stubs
+/// and `tcpeval results columns` are made from.
+pub fn schema() -> Vec<TableSchema> {
+    use crate::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+    use crate::results::{ClassSummary, FlowSummary, LinkSummary};
+    vec![
+        TableSchema::of_table::<FlowSeries>(),
+        TableSchema::of_table::<QueueSeries>(),
+        TableSchema::of_table::<ClassSeries>(),
+        TableSchema::of_table::<Transfers>(),
+        TableSchema::of_record::<ClassSummary>(),
+        TableSchema::of_record::<FlowSummary>(),
+        TableSchema::of_record::<LinkSummary>(),
+    ]
 }
 
 /// A `TypedDict` named `name` with one key per column, each with its doc.
@@ -289,18 +342,11 @@ fn one_line(doc: &str) -> String {
 /// The generated block of `python/tcpeval/_core.pyi`: a `TypedDict` per
 /// series table and per summary row.
 pub fn pyi_block() -> String {
-    use crate::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
-    use crate::results::{ClassSummary, FlowSummary, LinkSummary};
-    [
-        pyi_typed_dict::<FlowSeries>(),
-        pyi_typed_dict::<QueueSeries>(),
-        pyi_typed_dict::<ClassSeries>(),
-        pyi_typed_dict::<Transfers>(),
-        pyi_row_dict::<ClassSummary>(),
-        pyi_row_dict::<FlowSummary>(),
-        pyi_row_dict::<LinkSummary>(),
-    ]
-    .join("\n")
+    schema()
+        .iter()
+        .map(TableSchema::pyi)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[cfg(test)]

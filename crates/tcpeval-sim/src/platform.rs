@@ -19,7 +19,8 @@ use serde_json::{Map, Value};
 /// A named platform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Platform {
-    /// Today's Linux sender: tcpeval's defaults (spec/algorithms.md section 1).
+    /// Today's Linux sender: tcpeval's defaults (PRR recovery, RFC 6675 loss
+    /// marking, Linux's RTO rule, per-packet counting; see `tcp::config`).
     #[serde(rename = "linux")]
     Linux,
     /// Linux 2.6.13 (August 2005), the `background` study's senders.

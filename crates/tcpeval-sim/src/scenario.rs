@@ -3,7 +3,8 @@
 //! (`flows[1].rtt_ms`) and says which values are allowed.
 //!
 //! Units are in the field names: `_mbps` (Mbit/s), `_ms`, `_s`, `_pkts`,
-//! `_bytes`. Defaults are those of spec/algorithms.md section 1.
+//! `_bytes`. The TCP defaults are today's Linux sender (each option's
+//! source is listed with it in `tcp::config`).
 
 use crate::platform::Platform;
 pub use crate::tcp::config::TcpOptions;

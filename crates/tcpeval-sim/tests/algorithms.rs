@@ -80,10 +80,11 @@ fn africa_and_fusion_fill_a_long_fat_pipe() {
 
 #[test]
 fn two_vegas_flows_keep_a_few_packets_each() {
-    // spec fact 11: each Vegas flow keeps alpha..beta (2..4, Linux diff) packets
-    // queued, so two flows hold about 4..10 and never overflow a larger buffer.
-    // (They start together: a flow starting into a standing queue takes that
-    // queue for propagation delay, Vegas' known baseRTT error.)
+    // Brakmo & Peterson 1995 (Linux tcp_vegas.c alpha, beta): each Vegas flow
+    // keeps alpha..beta (2..4, Linux diff) packets queued, so two flows hold
+    // about 4..10 and never overflow a larger buffer. (They start together: a
+    // flow starting into a standing queue takes that queue for propagation
+    // delay, Vegas' known baseRTT error.)
     let flows = r#"{"algorithm": "vegas", "rtt_ms": 40}, {"algorithm": "vegas", "rtt_ms": 40}"#;
     let r = run(&dumbbell(60.0, 50.0, 5.0, r#"{"packets": 200}"#, flows, ""));
     let q = mean_queue(&r, "R1->R2", 20.0, 60.0);
@@ -112,10 +113,12 @@ fn fast_holds_alpha_packets_in_the_queue_without_loss() {
 
 #[test]
 fn westwood_sets_its_window_to_the_estimated_pipe_after_a_loss() {
-    // spec fact 13: with a buffer of 3 BDP, Reno's post-loss window is
-    // (BDP + B)/2 = 2 BDP, Westwood+'s is BWE x RTTmin = BDP (333 packets),
-    // as cwnd (SACK: the window never falls below it after the first loss)
-    // and as the ssthresh set when recovery completes (spec 10).
+    // Mascolo et al. 2001 (Westwood's ssthresh = BWE x RTTmin after a loss,
+    // Linux tcp_westwood.c tcp_westwood_event): with a buffer of 3 BDP, Reno's
+    // post-loss window is (BDP + B)/2 = 2 BDP, Westwood+'s is BWE x RTTmin =
+    // BDP (333 packets), as cwnd (SACK: the window never falls below it after
+    // the first loss) and as the ssthresh set when recovery completes
+    // (CA_EVENT_COMPLETE_CWR).
     let bdp = 100e6 * 0.04 / 12000.0;
     let near_bdp = |x: f64| (x - bdp).abs() < 0.1 * bdp;
     let westwood = |tcp: &str| {

@@ -78,14 +78,13 @@ fn one_reno_flow_fills_the_pipe_with_a_sawtooth() {
 
 #[test]
 fn a_linux_2_6_sender_rate_halves_and_still_fills_the_pipe() {
-    // The sawtooth scenario above with Linux 2.6 recovery (rate halving,
-    // FACK marking; spec 1.8). Every loss episode is repaired by fast
+    // The sawtooth scenario above with Linux 2.6 recovery (rate halving, FACK
+    // marking; Linux 2.6 tcp_cwnd_down). Every loss episode is repaired by fast
     // recovery, never a timeout, and the pipe stays full. Unlike PRR, which
-    // stops at ssthresh, rate halving keeps taking one packet off per two
-    // ACKs for as long as recovery lasts, down to Reno's min_cwnd =
-    // ssthresh / 2: after the slow-start overshoot (hundreds of losses, a
-    // recovery of several RTTs) the window falls to about half of PRR's and
-    // climbs back from there.
+    // stops at ssthresh, rate halving keeps taking one packet off per two ACKs
+    // for as long as recovery lasts, down to Reno's min_cwnd = ssthresh / 2:
+    // after the slow-start overshoot (hundreds of losses, a recovery of several
+    // RTTs) the window falls to about half of PRR's and climbs back from there.
     let run_with = |tcp: &str| {
         run(&dumbbell(
             200.0,

@@ -8,7 +8,10 @@ use crate::scenario::{check, ScenarioError};
 use crate::time::Time;
 use serde::{Deserialize, Serialize};
 
-/// How `acked` is counted for congestion avoidance (spec 1.2).
+/// How `acked` is counted for congestion avoidance: Linux passes the packets
+/// an ACK newly delivers (`tcp_cong_avoid_ai` in `net/ipv4/tcp_cong.c`);
+/// 2.6-era kernels with the `tcp_abc` sysctl at its default 0 (RFC 3465
+/// byte counting off) counted one per ACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountMode {
@@ -19,7 +22,7 @@ pub enum CountMode {
     PerAck,
 }
 
-/// cwnd during SACK-based fast recovery (spec 1.8).
+/// cwnd during SACK-based fast recovery (the rules are in `tcp::recovery`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoveryMode {
@@ -40,7 +43,9 @@ pub enum RecoveryMode {
     Ns2Sack1,
 }
 
-/// Which outstanding packets SACK information marks lost (spec 1.8).
+/// Which outstanding packets SACK information marks lost (Linux 2.6
+/// `tcp_update_scoreboard` / `tcp_mark_head_lost` in `net/ipv4/tcp_input.c`
+/// for FACK; RFC 6675 section 4 `IsLost`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossMarking {
@@ -52,7 +57,8 @@ pub enum LossMarking {
     Fack,
 }
 
-/// How the retransmission timeout is floored (spec 1.9).
+/// How the retransmission timeout is computed and floored (RFC 6298
+/// section 2; Linux `tcp_rtt_estimator`, `tcp_set_rto`; ns-2 `tcp.cc`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoMode {

@@ -6,6 +6,7 @@ pub mod config;
 pub mod connection;
 pub mod declare;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod scoreboard;
 pub mod sender;

@@ -1,6 +1,8 @@
 //! The TCP receiver: cumulative ACK, SACK blocks (RFC 2018) with D-SACK
 //! for duplicates (RFC 2883), timestamp echo (RFC 7323) and delayed ACK
-//! (RFC 1122/5681 with Linux's quick-ack start, spec 1.10).
+//! (RFC 1122 section 4.2.3.2 and RFC 5681 section 4.2: an ACK for at least
+//! every second full-sized segment and at once for out-of-order data, with
+//! Linux's quick-ack start, `net/ipv4/tcp_input.c` `tcp_incr_quickack`).
 
 use super::config::TcpConfig;
 use super::timer::LazyTimer;

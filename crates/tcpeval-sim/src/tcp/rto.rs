@@ -1,6 +1,7 @@
-//! Retransmission-timeout estimation (RFC 6298, with the Linux floor rule of
-//! spec/algorithms.md section 1.9, or ns-2's tick-based estimator) and
-//! exponential backoff.
+//! Retransmission-timeout estimation (RFC 6298 section 2, or Linux's rule
+//! from `net/ipv4/tcp_input.c` `tcp_rtt_estimator` and `tcp_set_rto`, where
+//! `rto_min` floors the variance term rather than the RTO, or ns-2's
+//! tick-based estimator) and exponential backoff (RFC 6298 section 5.5).
 
 use super::config::RtoMode;
 use crate::time::Time;
@@ -310,8 +311,12 @@ mod tests {
         // ns-2 tcp.cc rtt_update with tcpTick_ 10 ms and boot phase 0.
         let mut e = ns2_clock();
         assert_eq!(e.current(), Time::from_secs(3)); // rtxcur_init_
-                                                     // 204.9 ms sent on a tick boundary: t_rtt = 20 ticks. First sample:
-                                                     // t_srtt = 160, t_rttvar = 40: RTO = 20 + 4 x 10 = 60 ticks.
+                                                     // 204.9 ms sent on a tick
+                                                     // boundary: t_rtt = 20
+                                                     // ticks. First sample:
+                                                     // t_srtt = 160, t_rttvar =
+                                                     // 40: RTO = 20 + 4 x 10 =
+                                                     // 60 ticks.
         e.sample_ns2(
             Time::from_secs(1),
             Time::from_secs(1) + Time::from_us(204_900),
@@ -346,7 +351,8 @@ mod tests {
         // the RTO keeps t_rtxcur (9 ticks), so 200 ms x 16.
         assert_eq!(e.current(), Time::from_ms(3200));
         e.sample_ns2(Time::from_secs(10), Time::from_secs(10) + Time::from_ms(50));
-        // After the reset the sample starts afresh: SRTT 5, RTTVAR 2.5 ticks: 15 ticks -> 200 ms floor.
+        // After the reset the sample starts afresh: SRTT 5, RTTVAR 2.5 ticks:
+        // 15 ticks -> 200 ms floor.
         assert_eq!(e.srtt, Some(Time::from_ms(50)));
         assert_eq!(e.current(), Time::from_ms(200));
     }

@@ -1,15 +1,18 @@
-//! The TCP sender (spec/algorithms.md section 1): window-limited
-//! transmission, the Linux congestion-avoidance state machine (Open,
-//! Disorder, Recovery, Loss), SACK-based loss recovery (RFC 6675 or FACK
-//! marking with PRR, RFC 6937, the plain RFC 6675 window or Linux 2.6 rate
-//! halving) or NewReno (RFC 6582) when SACK is off, the retransmission
-//! timer (RFC 6298, Karn, backoff), and optionally the undo of reductions
-//! that timestamps or D-SACK show spurious (see [`UndoState`]).
+//! The TCP sender: window-limited transmission, the Linux
+//! congestion-avoidance state machine (Open, Disorder, Recovery, Loss;
+//! `tcp_fastretrans_alert` in `net/ipv4/tcp_input.c`), SACK-based loss
+//! recovery (RFC 6675 or FACK marking, with the in-recovery cwnd of
+//! [`Recovery`]: PRR, RFC 6937, the plain RFC 6675 window, ns-2 Sack1 or
+//! Linux 2.6 rate halving) or NewReno (RFC 6582 section 3.2) when SACK is
+//! off, the retransmission timer (RFC 6298, Karn, backoff), and optionally
+//! the undo of reductions that timestamps or D-SACK show spurious (see
+//! [`UndoState`]).
 //!
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
 
-use super::config::{CountMode, LssMode, RecoveryMode, RtoMode, TcpConfig};
+use super::config::{CountMode, LssMode, RtoMode, TcpConfig};
+use super::recovery::{Recovery, RecoveryAck};
 use super::rto::RtoEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
 use super::timer::LazyTimer;
@@ -19,6 +22,11 @@ use crate::packet::{ts_ticks, Packet, Payload, SackBlock};
 use crate::time::Time;
 use tcpeval_cc::common::lss_increment;
 use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
+
+/// RFC 3042 limited transmit: the first and second duplicate ACKs each let
+/// one new segment out (NewReno mode; with SACK the scoreboard's `pipe`
+/// already excludes what was SACKed).
+const LIMITED_TRANSMIT_SEGMENTS: u32 = 2;
 
 /// Per-flow sender counters over the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,13 +78,8 @@ pub struct Sender {
     recover: u64,
     /// NewReno: a new recovery may start only once `una >= nr_guard`.
     nr_guard: u64,
-    prr_delivered: u64,
-    prr_out: u64,
-    recover_fs: u64,
-    /// Rate halving: delivering ACKs since the last cwnd decrement (0 or 1).
-    halving_cnt: u32,
-    /// ns-2 Sack1's `pipe_` counter during recovery (`RecoveryMode::Ns2Sack1`).
-    ns2_pipe: i64,
+    /// The in-recovery cwnd rule (option `recovery`) and its episode state.
+    recovery: Recovery,
     /// `rto_mode = ns2`: the one timed segment (ns-2 rtt_seq_, rtt_ts_)
     /// while ns-2's rtt_active_ is set.
     timed: Option<(u64, Time)>,
@@ -129,11 +132,7 @@ impl Sender {
             cc_timer: LazyTimer::default(),
             recover: 0,
             nr_guard: 0,
-            prr_delivered: 0,
-            prr_out: 0,
-            recover_fs: 0,
-            halving_cnt: 0,
-            ns2_pipe: 0,
+            recovery: Recovery::new(cfg.recovery),
             lss_in_ca: true,
             timed: None,
             undo: UndoState::default(),
@@ -196,7 +195,7 @@ impl Sender {
         self.stats.sent += 1;
         self.tcb.last_send = self.tcb.now;
         if self.tcb.ca_state == CaState::Recovery {
-            self.prr_out += 1;
+            self.recovery.on_sent();
         }
         out.push(Packet {
             flow: self.flow,
@@ -224,24 +223,20 @@ impl Sender {
     fn window(&self) -> u32 {
         let mut w = self.tcb.cwnd.max(1.0).floor() as u32;
         if !self.cfg.sack && self.tcb.ca_state == CaState::Disorder {
-            w += self.dupacks.min(2);
+            w += self.dupacks.min(LIMITED_TRANSMIT_SEGMENTS);
         }
         w
     }
 
-    /// ns-2 Sack1's counter stands for the packets in flight (in its recovery).
-    fn ns2_pipe_counts(&self) -> bool {
-        self.cfg.recovery == RecoveryMode::Ns2Sack1 && self.tcb.ca_state == CaState::Recovery
-    }
-
     /// Packets in flight as the send rule sees them: the scoreboard's
-    /// estimate, or ns-2 Sack1's counter during its recovery.
+    /// estimate, or in Recovery the recovery rule's own count if it keeps
+    /// one (ns-2 Sack1).
     fn pipe(&self) -> u32 {
-        if self.ns2_pipe_counts() {
-            self.ns2_pipe.max(0) as u32
-        } else {
-            self.sb.in_flight()
-        }
+        let counted = match self.tcb.ca_state {
+            CaState::Recovery => self.recovery.counted_pipe(),
+            _ => None,
+        };
+        counted.unwrap_or_else(|| self.sb.in_flight())
     }
 
     /// Sends retransmissions and new data while the window allows.
@@ -251,7 +246,7 @@ impl Sender {
         }
         self.tcb.now = now;
         let window = self.window();
-        let counted = self.ns2_pipe_counts();
+        let in_recovery = self.tcb.ca_state == CaState::Recovery;
         loop {
             if self.pipe() >= window {
                 self.cwnd_limited = true;
@@ -259,7 +254,9 @@ impl Sender {
             }
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
-                self.ns2_pipe += i64::from(counted); // send_much: pipe_++ per packet
+                if in_recovery {
+                    self.recovery.on_sent_by_window();
+                }
                 continue;
             }
             let nxt = self.sb.nxt();
@@ -272,7 +269,9 @@ impl Sender {
                     self.timed = Some((seq, now));
                 }
                 self.emit(seq, out);
-                self.ns2_pipe += i64::from(counted);
+                if in_recovery {
+                    self.recovery.on_sent_by_window();
+                }
                 continue;
             }
             self.cwnd_limited = false;
@@ -437,12 +436,8 @@ impl Sender {
         self.tcb.cwnd_cnt = 0;
         self.set_state(CaState::Recovery);
         self.recover = self.sb.nxt();
-        self.prr_delivered = 0;
-        self.prr_out = 0;
-        self.recover_fs = u64::from(self.sb.packets_out()).max(1);
-        self.halving_cnt = 0;
-        // ns-2 Sack1 dupack_action: dupthresh packets have left the network.
-        self.ns2_pipe = i64::from(self.sb.packets_out()) - i64::from(self.cfg.dupthresh);
+        self.recovery
+            .enter(self.sb.packets_out(), self.cfg.dupthresh);
         self.lss_in_ca = false;
         if self.cfg.rto_mode.is_ns2() {
             // ns-2 Sack1 dupack_action: reset_rtx_timer(1, 0).
@@ -458,47 +453,13 @@ impl Sender {
         self.set_state(CaState::Open);
     }
 
-    /// PRR (RFC 6937) with the slow-start reduction bound: the cwnd for this ACK.
-    fn prr_cwnd(&mut self, newly: u32) -> f64 {
-        self.prr_delivered += u64::from(newly);
-        let pipe = i64::from(self.sb.in_flight());
-        let ssthresh = self.tcb.ssthresh.floor() as i64;
-        let delivered = self.prr_delivered as i64;
-        let out = self.prr_out as i64;
-        let sndcnt = if pipe > ssthresh {
-            let fs = self.recover_fs as i64;
-            (delivered * ssthresh + fs - 1) / fs - out
-        } else {
-            (ssthresh - pipe).min((delivered - out).max(i64::from(newly)) + 1)
-        };
-        (pipe + sndcnt.max(0)).max(1) as f64
-    }
-
-    /// Linux 2.6 rate halving (`tcp_cwnd_down`) on an ACK that delivered
-    /// `newly` packets: every second such ACK takes one packet off cwnd while
-    /// cwnd is above the algorithm's `min_cwnd` (ssthresh / 2 by default),
-    /// and cwnd never exceeds in_flight + 1, so one packet goes out per two
-    /// ACKs.
-    fn rate_halving_cwnd(&mut self, newly: u32) -> f64 {
-        let mut cwnd = self.tcb.cwnd;
-        if newly == 0 {
-            return cwnd;
-        }
-        let decr = self.halving_cnt + 1;
-        self.halving_cnt = decr & 1;
-        let min_cwnd = self.cc.min_cwnd(&self.tcb);
-        if decr >> 1 > 0 && cwnd > min_cwnd {
-            cwnd -= f64::from(decr >> 1);
-        }
-        cwnd.min(f64::from(self.sb.in_flight()) + 1.0)
-    }
-
-    /// cwnd on an ACK in Recovery that does not end it, by the recovery mode.
-    fn recovery_cwnd(&mut self, newly: u32) -> f64 {
-        match self.cfg.recovery {
-            RecoveryMode::Prr => self.prr_cwnd(newly),
-            RecoveryMode::Rfc6675 | RecoveryMode::Ns2Sack1 => self.tcb.cwnd,
-            RecoveryMode::RateHalving => self.rate_halving_cwnd(newly),
+    /// What an ACK that delivered `newly` packets tells the recovery rule.
+    fn recovery_ack(&self, newly: u32) -> RecoveryAck {
+        RecoveryAck {
+            newly,
+            cwnd: self.tcb.cwnd,
+            ssthresh: self.tcb.ssthresh,
+            in_flight: self.sb.in_flight(),
         }
     }
 
@@ -521,20 +482,13 @@ impl Sender {
                     self.undo_reduction(false);
                     self.set_state(CaState::Open);
                 } else if self.sb.una() >= self.recover {
-                    let cwnd = match self.cfg.recovery {
-                        RecoveryMode::RateHalving => self.tcb.cwnd.min(self.tcb.ssthresh),
-                        RecoveryMode::Prr | RecoveryMode::Rfc6675 | RecoveryMode::Ns2Sack1 => {
-                            self.tcb.ssthresh
-                        }
-                    };
+                    let cwnd = self.recovery.exit_cwnd(self.tcb.cwnd, self.tcb.ssthresh);
                     self.exit_recovery(cwnd);
                 } else {
-                    if self.cfg.recovery == RecoveryMode::Ns2Sack1 {
-                        // tcp-sack1.cc recv in fast recovery: --pipe_ per
-                        // ACK, and once more for a partial ACK.
-                        self.ns2_pipe -= if cum_advanced { 2 } else { 1 };
-                    }
-                    self.tcb.cwnd = self.recovery_cwnd(newly);
+                    let ack = self.recovery_ack(newly);
+                    self.tcb.cwnd = self
+                        .recovery
+                        .on_ack(ack, cum_advanced, || self.cc.min_cwnd(&self.tcb));
                 }
             }
             CaState::Loss => {
@@ -551,13 +505,9 @@ impl Sender {
                 }
                 if self.sb.lost_out > 0 {
                     self.enter_recovery();
-                    if matches!(
-                        self.cfg.recovery,
-                        RecoveryMode::Rfc6675 | RecoveryMode::Ns2Sack1
-                    ) {
-                        self.tcb.cwnd = self.tcb.ssthresh;
-                    }
-                    self.tcb.cwnd = self.recovery_cwnd(newly);
+                    self.tcb.cwnd = self.recovery.entry_cwnd(self.tcb.cwnd, self.tcb.ssthresh);
+                    let ack = self.recovery_ack(newly);
+                    self.tcb.cwnd = self.recovery.cwnd(ack, || self.cc.min_cwnd(&self.tcb));
                     // RFC 6675 step 4.3: the first lost packet goes out now.
                     if let Some(seq) = self.sb.next_retransmit() {
                         self.retransmit(seq, now, out);
@@ -647,8 +597,9 @@ impl Sender {
         }
     }
 
-    /// The retransmission timer expired (spec 1.9): reduce once per episode,
-    /// cwnd = 1, everything outstanding lost, back off, retransmit.
+    /// The retransmission timer expired (RFC 6298 section 5.4 - 5.6, Linux
+    /// `tcp_retransmit_timer` and `tcp_enter_loss`): reduce once per
+    /// episode, cwnd = 1, everything outstanding lost, back off, retransmit.
     pub fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
         if !self.is_active() || self.sb.packets_out() == 0 {
             return;
@@ -741,7 +692,7 @@ fn ns2_clock_phase(flow: FlowId, tick: Time) -> Time {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::config::LossMarking;
+    use crate::tcp::config::{LossMarking, RecoveryMode};
 
     /// A Reno sender in congestion avoidance at cwnd 20, with the default
     /// options changed by `options`, having sent packets 0..20 at time zero.
@@ -1044,7 +995,7 @@ mod tests {
 
     #[test]
     fn rate_halving_sends_one_packet_per_two_acks() {
-        // Spec 1.8 (Linux 2.6 tcp_cwnd_down). Packet 0 is lost. ACKs 1 and 2
+        // Linux 2.6 tcp_cwnd_down. Packet 0 is lost. ACKs 1 and 2
         // (Disorder) each clock out one new packet (20, 21). ACK 3 marks 0
         // lost (RFC 6675: three SACKs above it): ssthresh = 10, the halving
         // counter goes to 1 without a decrement, and cwnd = in_flight + 1 =

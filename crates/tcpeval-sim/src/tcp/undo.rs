@@ -1,4 +1,4 @@
-//! Spurious-loss detection for undo (spec 1.8, `undo = true`), as Linux
+//! Spurious-loss detection for undo (option `undo = true`), as Linux
 //! keeps it (`tcp_init_undo`, `tcp_may_undo`, `tcp_packet_delayed`,
 //! `tcp_check_dsack`): an episode of window reduction (fast recovery or a
 //! timeout) may be undone when the ACKs show the network did not lose what
