@@ -60,7 +60,9 @@ def _python_tool(module: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_python_code_passes_ruff_check() -> None:
     p = _python_tool("ruff", "check", "--no-cache", "--output-format", "concise", *PYTHON_TREES)
-    assert p.returncode == 0, f"ruff check found problems (`ruff check --fix` mends some):\n{p.stdout[-4000:]}"
+    assert p.returncode == 0, (
+        f"ruff check found problems (`ruff check --fix` mends some):\n{p.stdout[-4000:]}"
+    )
 
 
 def test_python_package_type_checks_with_mypy() -> None:

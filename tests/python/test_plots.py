@@ -336,7 +336,9 @@ def test_marker_indices_spread_evenly_and_apart_per_series():
 def test_metric_curves_differ_by_line_style_and_marker_not_colour_alone() -> None:
     from tcpeval.plots.curves import plot_metric_curves
 
-    fig = plot_metric_curves([1, 2, 3], {"a": [1, 2, 3], "b": [2, 3, 4], "c": [3, 4, 5]}, xlabel="x (s)", ylabel="y (s)")
+    fig = plot_metric_curves(
+        [1, 2, 3], {"a": [1, 2, 3], "b": [2, 3, 4], "c": [3, 4, 5]}, xlabel="x (s)", ylabel="y (s)"
+    )
     lines = fig.axes[0].get_lines()
     styles = {(ln.get_linestyle(), ln.get_marker()) for ln in lines}
     assert len(styles) == 3

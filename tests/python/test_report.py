@@ -191,7 +191,9 @@ def test_experiment_without_runs_gets_messages(study, tmp_path):
 
 def test_table_rows_and_confidence_intervals(fake_study_dir, page):
     table = pd.read_csv(fake_study_dir / "tables" / "grid-per-point.csv")
-    assert list(zip(table["buffer"], table["algorithm"], strict=True)) == [(b, a) for b in BUFFERS for a in ALGORITHMS]
+    assert list(zip(table["buffer"], table["algorithm"], strict=True)) == [
+        (b, a) for b in BUFFERS for a in ALGORITHMS
+    ]
     for _, row in table.iterrows():
         seeds = ok_seeds(row["algorithm"], row["buffer"])
         assert row["runs"] == len(seeds)
@@ -362,8 +364,15 @@ def test_a_top_claim_ranks_one_value_against_all_others():
             "thr": [700.0, 720.0, 690.0, 300.0, 650.0, 800.0, 9999.0],
         }
     )
-    claim = {"id": "c", "experiment": "e", "metric": "thr", "check": "top", "among": "algorithm",
-             "item": "cubic", "where": {"buffer": 100}}
+    claim = {
+        "id": "c",
+        "experiment": "e",
+        "metric": "thr",
+        "check": "top",
+        "among": "algorithm",
+        "item": "cubic",
+        "where": {"buffer": 100},
+    }
     # buffer 100: cubic 710 (mean of two) > bic 690 (the failed run's 9999 left out) > reno 300.
     v = verdict(claim, {"e": runs}, quick=False)
     assert (v.verdict, v.measured) == ("pass", "cubic 710; best other bic 690")

@@ -44,7 +44,11 @@ def test_records_come_parsed_in_a_fixed_order(tmp_path: Path) -> None:
     db.record(RunRecord("d", "f", {}, 1, "error", "boom", 0.1, {"m": float("nan")}))
     recs = db.records("e")
     db.close()
-    assert [(r.key, r.point, r.seed) for r in recs] == [("b", {"x": 1}, 1), ("a", {"x": 1}, 2), ("c", {"x": 2}, 1)]
+    assert [(r.key, r.point, r.seed) for r in recs] == [
+        ("b", {"x": 1}, 1),
+        ("a", {"x": 1}, 2),
+        ("c", {"x": 2}, 1),
+    ]
     assert recs[0].metrics == {"m": 1.0} and recs[0].experiment == "e" and recs[0].files is None
     ro = ResultsDB(tmp_path, readonly=True)
     (failed,) = ro.records("f")

@@ -66,7 +66,9 @@ def _agg(values: list[float], agg: str) -> float:
     raise ValueError(f"agg must be one of sum, mean, min, max; got {agg!r}")
 
 
-def goodput_mbps(r: RunView, flows: Sequence[str] | None = None, agg: str = "mean", window: Any = None) -> float:
+def goodput_mbps(
+    r: RunView, flows: Sequence[str] | None = None, agg: str = "mean", window: Any = None
+) -> float:
     """Application goodput of the selected flows over the window, Mbit/s (aggregated by ``agg``)."""
     lo, hi = run_window(r, window)
     return _agg([_flow_goodput_bps(r, f, lo, hi) / 1e6 for f in select_flows(r, flows)], agg)
@@ -320,7 +322,9 @@ def cwnd_reach_s(r: RunView, cwnd: float, flows: Sequence[str] | None = None, ag
     for f in select_flows(r, flows):
         s = flow_series_of(r, f)
         t = flow_start(r, f)
-        hit = _first_sustained(s["time"].to_numpy(dtype=float), s["cwnd"].to_numpy(dtype=float) >= cwnd, t, 0.0)
+        hit = _first_sustained(
+            s["time"].to_numpy(dtype=float), s["cwnd"].to_numpy(dtype=float) >= cwnd, t, 0.0
+        )
         if not math.isnan(hit):
             vals.append(hit - t)
     return _agg(vals, agg)
@@ -377,7 +381,9 @@ def queue_onset_s(
         raise ValueError(f"hold_s must be >= 0; got {hold_s}")
     t0 = flow_start(r, select_flows(r, flows)[0]) if flows else 0.0
     s = link_queue_series(r, link)
-    hit = _first_sustained(s["time"].to_numpy(dtype=float), s["qlen"].to_numpy(dtype=float) > threshold_pkts, t0, hold_s)
+    hit = _first_sustained(
+        s["time"].to_numpy(dtype=float), s["qlen"].to_numpy(dtype=float) > threshold_pkts, t0, hold_s
+    )
     return hit - t0
 
 
