@@ -65,6 +65,11 @@ def test_python_code_passes_ruff_check() -> None:
     )
 
 
+def test_python_code_is_ruff_formatted() -> None:
+    p = _python_tool("ruff", "format", "--check", "--no-cache", *PYTHON_TREES)
+    assert p.returncode == 0, f"run `ruff format {' '.join(PYTHON_TREES)}`:\n{p.stdout[-4000:]}"
+
+
 def test_python_package_type_checks_with_mypy() -> None:
     p = _python_tool("mypy")
     assert p.returncode == 0, f"mypy found type errors:\n{p.stdout[-4000:]}"
