@@ -1,5 +1,6 @@
-"""The ``tcpeval`` command line: ``run``, ``algorithms``, ``platforms``, ``tcp-options``,
-``bench``, ``reproduce``, ``study run``, ``report`` and ``results query``."""
+"""The ``tcpeval`` command line: ``run`` (``--backend linux`` on the host's kernel),
+``algorithms``, ``platforms``, ``tcp-options``, ``bench``, ``reproduce``, ``study run``,
+``report``, ``results query``, ``validate`` and ``testbed cleanup``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pandas as pd
 from tcpeval import __version__
 from tcpeval.errors import ScenarioError, StoreError
 from tcpeval.study import Study, StudyError
+from tcpeval.testbed.host import TestbedError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -31,20 +33,66 @@ def _cmd_run(args: argparse.Namespace) -> int:
         overrides["duration_s"] = args.duration
     if overrides:
         sc = sc.replace(**overrides)
-    result = run(sc, progress=not args.quiet)
+    if args.backend == "linux":
+        from tcpeval.testbed.run import run_linux
+
+        result = run_linux(sc, progress=not args.quiet)
+    else:
+        result = run(sc, progress=not args.quiet)
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.precision", 4):
         print(f"scenario {sc.name or args.scenario}  hash {sc.hash[:12]}  seed {sc.seed}")
         print(result.summary().to_string(index=False))
         print()
         print(result.link_summary().to_string(index=False))
-    rate = result.packets_delivered / max(result.wall_time_s, 1e-9)
-    print(
-        f"\n{result.sim_time_s:.1f} simulated s in {result.wall_time_s:.2f} wall s "
-        f"({result.packets_delivered} data packets, {rate:,.0f} packets/s, {result.events} events)"
-    )
+    if result.backend:
+        _print_backend(result.backend)
+    else:
+        rate = result.packets_delivered / max(result.wall_time_s, 1e-9)
+        print(
+            f"\n{result.sim_time_s:.1f} simulated s in {result.wall_time_s:.2f} wall s "
+            f"({result.packets_delivered} data packets, {rate:,.0f} packets/s, {result.events} events)"
+        )
     if args.out:
         out = save_run(result, args.out)
         print(f"results written to {out}")
+    return 0
+
+
+def _print_backend(facts: dict[str, Any]) -> None:
+    """The linux testbed's facts that qualify its numbers."""
+    late = facts.get("delay_line", {}).get("lateness", {})
+    print(
+        f"\nlinux {facts['kernel']}, MSS {facts['mss']}, CPU busy {facts['cpu_busy_fraction']:.0%}; "
+        f"delay line lateness p50 {late.get('p50_us', 0):.0f} us, p99 {late.get('p99_us', 0):.0f} us, "
+        f"max {late.get('max_us', 0):.0f} us over {late.get('frames', 0)} frames"
+    )
+    for e in facts.get("flow_errors", []):
+        print(f"  error: {e}")
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from tcpeval.scenario import load_scenario
+    from tcpeval.testbed.validate import validate, write_report
+
+    sc = load_scenario(args.scenario)
+    if args.duration is not None:
+        sc = sc.replace(duration_s=args.duration)
+    v = validate(sc, args.reps, progress=not args.quiet)
+    out = args.out or Path("tcpeval-results") / f"validate-{sc.name or Path(args.scenario).stem}"
+    page = write_report(v, out)
+    with pd.option_context("display.width", 160, "display.precision", 4):
+        print(v.table().to_string(index=False))
+    print(f"report: {page}")
+    return 0
+
+
+def _cmd_testbed_cleanup(args: argparse.Namespace) -> int:
+    from tcpeval.testbed.cleanup import cleanup_stale
+    from tcpeval.testbed.host import check_can_run
+
+    check_can_run()
+    removed = cleanup_stale()
+    print(f"removed {len(removed)} namespace(s) of dead testbed runs" + "".join(f"\n  {n}" for n in removed))
     return 0
 
 
@@ -308,8 +356,28 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--duration", type=float, help="override the scenario's duration_s")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument(
+        "--backend",
+        choices=("sim", "linux"),
+        default="sim",
+        help="sim: the simulator (default); linux: this host's kernel TCP in network namespaces, "
+        "in real time, as root (docs/testbed.md)",
+    )
     _memory_option(r)
     r.set_defaults(func=_cmd_run)
+
+    va = sub.add_parser("validate", help="one scenario on the simulator and on this host's kernel, side by side")
+    va.add_argument("scenario", type=Path, help="scenario TOML file (what --backend linux supports)")
+    va.add_argument("--reps", type=_workers, default=3, help="kernel repetitions (default 3)")
+    va.add_argument("--duration", type=float, help="override the scenario's duration_s")
+    va.add_argument("--out", type=Path, help="report directory (default tcpeval-results/validate-NAME)")
+    va.add_argument("--quiet", action="store_true", help="no progress bar")
+    va.set_defaults(func=_cmd_validate)
+
+    tb = sub.add_parser("testbed", help="the real-Linux testbed (docs/testbed.md)")
+    tb_sub = tb.add_subparsers(dest="testbed_command", required=True)
+    tc = tb_sub.add_parser("cleanup", help="remove the network namespaces of dead testbed runs")
+    tc.set_defaults(func=_cmd_testbed_cleanup)
 
     a = sub.add_parser("algorithms", help="list algorithms and their parameters")
     a.add_argument("--json", action="store_true", help="machine-readable output")
@@ -385,6 +453,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except ScenarioError as e:
         print(f"tcpeval: invalid scenario: {e}", file=sys.stderr)
+        return 2
+    except TestbedError as e:
+        print(f"tcpeval: linux backend: {e}", file=sys.stderr)
         return 2
     except FileNotFoundError as e:
         print(f"tcpeval: {e}", file=sys.stderr)

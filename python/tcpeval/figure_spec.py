@@ -17,9 +17,9 @@ COMMON_KEYS = ("name", "kind", "title", "xlabel", "ylabel", "facet")
 """Keys every figure kind takes."""
 
 KIND_KEYS: dict[str, tuple[str, ...]] = {
-    "line": ("x", "y", "group", "logx", "logy"),
+    "line": ("x", "y", "group", "logx", "logy", "ylim", "x_factor"),
     "heatmap": ("x", "y", "value"),
-    "bars": ("y", "group"),
+    "bars": ("y", "group", "labels", "logy"),
     "timeseries": (
         "where",
         "flows",
@@ -117,10 +117,18 @@ class _Checker:
         if not ok:
             raise self.fail(key, f"must be [t_start, t_end] in s with 0 <= t_start < t_end, got {value!r}")
 
-    def positive(self, key: str) -> None:
+    def limits(self, key: str) -> None:
+        """``[lo, hi]``, two numbers with lo < hi (an axis range)."""
+        value = self.spec[key]
+        ok = isinstance(value, list) and len(value) == 2 and all(_is_number(v) for v in value)
+        if not ok or not value[0] < value[1]:
+            raise self.fail(key, f"must be [low, high] with low < high, got {value!r}")
+
+    def positive(self, key: str, unit: str = "s") -> None:
         value = self.spec[key]
         if not _is_number(value) or not value > 0:
-            raise self.fail(key, f"must be a number > 0 (s), got {value!r}")
+            what = f"a number > 0 ({unit})" if unit else "a number > 0"
+            raise self.fail(key, f"must be {what}, got {value!r}")
 
     def marks(self, key: str, position: str, unit: str, positive: bool) -> None:
         """A list of ``{ POSITION = number, label = "text" }`` tables."""
@@ -193,6 +201,10 @@ def _line(c: _Checker) -> None:
     for key in ("logx", "logy"):
         if key in c.spec:
             c.boolean(key)
+    if "ylim" in c.spec:
+        c.limits("ylim")
+    if "x_factor" in c.spec:
+        c.positive("x_factor", unit="")
 
 
 def _heatmap(c: _Checker) -> None:
@@ -211,6 +223,12 @@ def _bars(c: _Checker) -> None:
         raise c.fail("y", f"must be a non-empty list of metrics (the phases), got {phases!r}")
     for m in phases:
         c.metric("y", m)
+    if "labels" in c.spec:
+        labels = c.strings("labels")
+        if len(labels) != len(phases):
+            raise c.fail("labels", f"must give one label per metric of y ({len(phases)}), got {len(labels)}")
+    if "logy" in c.spec:
+        c.boolean("logy")
 
 
 def _selectors(c: _Checker) -> None:

@@ -112,6 +112,9 @@ class RunResult:
     transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
     class_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     classes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Facts of a run on another backend than the simulator (``tcpeval.testbed``:
+    #: host, kernel, delay-line lateness); empty for a simulated run.
+    backend: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for table, (id_col, source, name_col) in NAME_COLUMNS.items():

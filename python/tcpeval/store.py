@@ -40,8 +40,9 @@ SUMMARY = "summary.json"
 
 
 def summary_record(result: RunResult) -> dict[str, Any]:
-    """The JSON summary of a run: scenario, its hash, version, totals."""
-    return {
+    """The JSON summary of a run: scenario, its hash, version, totals (and,
+    for a run on the linux testbed, its ``backend`` facts)."""
+    record = {
         "tcpeval_version": __version__,
         "scenario_hash": result.scenario.hash,
         "seed": result.scenario.seed,
@@ -53,6 +54,9 @@ def summary_record(result: RunResult) -> dict[str, Any]:
         "links": result.link_summary().to_dict(orient="records"),
         "classes": result.class_summary().to_dict(orient="records") if len(result.classes) else [],
     }
+    if result.backend:
+        record["backend"] = result.backend
+    return record
 
 
 def _parquet_bytes(frame: pd.DataFrame) -> bytes:
@@ -175,7 +179,7 @@ def load_run(run_dir: str | Path) -> RunResult:
     unreadable file raises :class:`StoreError` naming it."""
     d = Path(run_dir)
     meta = _read_summary(d / SUMMARY)
-    tables = {name: _read_table(d / f"{name}.parquet") for name in TABLES}
+    tables: dict[str, Any] = {name: _read_table(d / f"{name}.parquet") for name in TABLES}
     return RunResult(
         scenario=Scenario(meta["scenario"]),
         sim_time_s=meta["sim_time_s"],

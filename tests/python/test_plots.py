@@ -134,6 +134,16 @@ def test_phase_bars_with_error_bars():
     np.testing.assert_allclose([seg[1, 1] - seg[0, 1] for seg in errors], 2 * half)
 
 
+def test_phase_bars_take_tick_labels_and_a_log_axis():
+    samples = np.array([[1e-4, 1e-3], [1e-2, 1e-1]])
+    fig = render(plot_phase_bars(samples, ["a", "b"], ["[0, 333) s", "[333, 666) s"], ylabel="y", logy=True))
+    (ax,) = fig.axes
+    assert ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["[0, 333) s", "[333, 666) s"]
+    lo, hi = ax.get_ylim()
+    assert lo <= 1e-4 and hi >= 1e-1  # four decades shown
+
+
 def test_phase_bars_single_run_has_no_error_bars():
     fig = render(plot_phase_bars(np.ones((3, 2)), ["a", "b", "c"], ["p", "q"], ylabel="y"))
     bars = [c for c in fig.axes[0].containers if isinstance(c, BarContainer)]

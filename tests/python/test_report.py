@@ -466,3 +466,20 @@ def test_cumulative_shares_and_goodput_bins():
     t = np.array([1.0, 2.0, 3.0])
     begin, mbps = goodput_bins(t, np.array([0.0, 125_000.0, 250_000.0]), 1.0, 0.0, 3.0)
     assert list(begin) == [0.0, 1.0, 2.0] and list(mbps) == pytest.approx([0.0, 1.0, 1.0])
+
+
+def test_time_marks_move_with_the_quick_mode_time_axis() -> None:
+    # Marks are times of the full run; a quick run is the full one shrunk by
+    # quick.duration_scale, so a mark at 333 s lands at 83.25 s at 0.25.
+    from types import SimpleNamespace
+
+    from tcpeval.report.figures import _marks
+
+    spec = {"marks": [{"x": 333, "label": "C, D start"}], "freq_marks": [{"hz": 0.5, "label": "f"}]}
+    for scale, at in ((1.0, 333.0), (0.25, 83.25)):
+        ctx = SimpleNamespace(spec=spec, study=SimpleNamespace(time_scale=scale))
+        notes: list[str] = []
+        (mark,) = _marks(ctx, "marks", "x", 0.0, 1000.0, "s", notes)
+        assert (mark.at, mark.label, notes) == (at, "C, D start", [])
+        (fmark,) = _marks(ctx, "freq_marks", "hz", 0.0, 10.0, "Hz", notes)
+        assert fmark.at == 0.5  # frequencies do not scale

@@ -51,6 +51,13 @@ def _error(text: str) -> StudyError:
         (('x = "rtt"', 'x = "rtts"'), "experiment[0].figure[0].x", "not a sweep parameter"),
         (('kind = "line"', 'kind = "lines"'), "experiment[0].figure[0].kind", "use line"),
         (('group = "algorithm"', 'colour = "algorithm"'), "experiment[0].figure[0].colour", "unknown key"),
+        (('group = "algorithm"', "ylim = [1, 0]"), "experiment[0].figure[0].ylim", "low < high"),
+        (('group = "algorithm"', "x_factor = 0"), "experiment[0].figure[0].x_factor", "> 0"),
+        (
+            ('kind = "line"\nx = "rtt"\ny = "goodput"', 'kind = "bars"\ny = ["goodput", "jain"]\nlabels = ["a"]'),
+            "experiment[0].figure[0].labels",
+            "one label per metric of y (2)",
+        ),
     ],
 )
 def test_misspelt_references_fail_at_load_naming_the_field(edit, field, message) -> None:

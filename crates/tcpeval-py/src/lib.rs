@@ -3,6 +3,9 @@
 //! `tcpeval-cc`. The GIL is released while the engine runs, so a thread pool
 //! can run several simulations at once.
 
+#[cfg(target_os = "linux")]
+mod testbed;
+
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -264,6 +267,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(platforms, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
     m.add_class::<Simulation>()?;
+    #[cfg(target_os = "linux")]
+    {
+        m.add_class::<testbed::TestbedRun>()?;
+        m.add_function(wrap_pyfunction!(testbed::testbed_disable_offloads, m)?)?;
+    }
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -19,6 +19,7 @@ def plot_phase_bars(
     phases: Sequence[str],
     *,
     ylabel: str,
+    logy: bool = False,
     confidence: float = 0.95,
     title: str | None = None,
     path: str | Path | None = None,
@@ -32,7 +33,10 @@ def plot_phase_bars(
     (:func:`tcpeval.metrics.mean_ci`; none for a single replication). A NaN
     sample is a missing replication and is left out of its bar. This is
     the per-phase report of the ``reverse`` study (goodput of flows A and B in
-    each of its three phases). The figure is saved to ``path`` if given.
+    each of its three phases). ``phases`` are the tick labels of the
+    clusters. ``logy`` draws the y axis logarithmic (bars whose values span
+    orders of magnitude; a zero bar is then not drawn). The figure is saved to
+    ``path`` if given.
 
     Returns the Figure: one axes with one bar container of ``len(phases)``
     bars per group.
@@ -63,6 +67,8 @@ def plot_phase_bars(
             )
         ax.set_xticks(positions, list(phases))
         ax.set_ylabel(ylabel)
+        if logy:
+            ax.set_yscale("log")
         ax.grid(axis="x", visible=False)
         if title:
             ax.set_title(title)

@@ -67,6 +67,14 @@ class StudyResults:
         return str(self.meta.get("mode", "full"))
 
     @property
+    def time_scale(self) -> float:
+        """Factor from the full run's time axis to this mode's: the study's
+        ``quick.duration_scale`` in quick mode, 1 in full mode."""
+        if self.mode != "quick":
+            return 1.0
+        return float(self.spec.get("quick", {}).get("duration_scale", 1.0))
+
+    @property
     def experiments(self) -> list[dict[str, Any]]:
         """The experiment tables of the study file, in file order."""
         return list(self.spec.get("experiment", []))

@@ -195,7 +195,8 @@ def _line(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Fi
     samples = _stack([[select(g, {x: v})[y].to_numpy(dtype=float) for v in xs] for _, g in groups])
     curves = {name if name is not None else y: s for (name, _), s in zip(groups, samples, strict=True)}
     numeric = all(_is_number(v) for v in xs)
-    positions = [float(v) for v in xs] if numeric else list(range(len(xs)))
+    factor = float(ctx.spec.get("x_factor", 1.0))
+    positions = [float(v) * factor for v in xs] if numeric else list(range(len(xs)))
     fig = plot_metric_curves(
         positions,
         curves,
@@ -208,6 +209,8 @@ def _line(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Fi
     ax = fig.axes[0]
     if not numeric:
         ax.set_xticks(positions, [label(v) for v in xs])
+    if "ylim" in ctx.spec:
+        ax.set_ylim(*ctx.spec["ylim"])
     if group is not None:
         legend = ax.get_legend()
         assert legend is not None, "place_legend made one"
@@ -245,7 +248,12 @@ def _bars(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Fi
         return f"no run has a value of {', '.join(phases)}"
     names = [name if name is not None else "all runs" for name, _ in groups]
     return plot_phase_bars(
-        samples, names, phases, ylabel=ctx.spec.get("ylabel", ctx.spec["name"]), title=title
+        samples,
+        names,
+        ctx.spec.get("labels", phases),
+        ylabel=ctx.spec.get("ylabel", ctx.spec["name"]),
+        logy=bool(ctx.spec.get("logy", False)),
+        title=title,
     )
 
 
@@ -350,10 +358,13 @@ def _marks(
     ctx: _Context, key: str, position: str, lo: float, hi: float, unit: str, notes: list[str]
 ) -> list[Mark]:
     """The marks under ``key`` whose ``position`` lies in ``[lo, hi]`` (the
-    axis' range in ``unit``); the others are noted as left out."""
+    axis' range in ``unit``); the others are noted as left out. Times (unit
+    s) are of the full run: in quick mode they move with the run's time axis
+    (``quick.duration_scale``), as flow start times do."""
     shown = []
+    scale = ctx.study.time_scale if unit == "s" else 1.0
     for mark in ctx.spec.get(key, []):
-        at = float(mark[position])
+        at = float(mark[position]) * scale
         if lo <= at <= hi:
             shown.append(Mark(at, str(mark["label"])))
         else:

@@ -127,6 +127,12 @@ tcp_options! {
     /// Duplicate-ACK threshold, and SACK loss threshold.
     dupthresh: u32 = 3, unit "packets", range (1.0, 100.0), always,
         source "RFC 5681 section 3.2; Linux tcp_reordering = 3", => [dupthresh: u32 as same];
+    /// ns-2 Sack1's window-scaled threshold: while not in recovery, the
+    /// duplicate-ACK (SACK loss) threshold is `max(dupthresh, floor(cwnd) /
+    /// divisor)` (integer division); 0 keeps it at `dupthresh`.
+    dupthresh_cwnd_divisor: u32 = 0, unit "", range (0.0, 1e6), if_set,
+        source "ns-2 TcpAgent::numdupacks (tcp.cc), used by tcp-sack1.cc; numdupacksFrac_ was 100 until 2006-09-27 (ns-2.28), -1 (off) after",
+        => [dupthresh_cwnd_divisor: u32 as same];
     /// Initial congestion window.
     initial_cwnd: f64 = 10.0, unit "packets", range (1.0, 1e6), always,
         source "RFC 6928; Linux TCP_INIT_CWND = 10 (since 3.0)", => [initial_cwnd: f64 as same];
@@ -262,6 +268,7 @@ mod tests {
             loss_marking: LossMarking::Rfc6675,
             undo: false,
             dupthresh: 3,
+            dupthresh_cwnd_divisor: 0,
             initial_cwnd: 10.0,
             initial_ssthresh: f64::INFINITY,
             max_ssthresh: 0,
@@ -299,7 +306,7 @@ mod tests {
     #[test]
     fn the_listing_names_every_option_once_with_a_source() {
         let all: serde_json::Value = serde_json::from_str(
-            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1}"#,
+            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1,"dupthresh_cwnd_divisor":100}"#,
         )
         .unwrap();
         let set: TcpOptions = serde_json::from_value(all).unwrap();

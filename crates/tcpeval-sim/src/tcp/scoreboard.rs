@@ -305,6 +305,36 @@ impl Scoreboard {
         }
     }
 
+    /// The loss threshold, packets.
+    pub fn dupthresh(&self) -> u32 {
+        self.dupthresh as u32
+    }
+
+    /// Changes the loss threshold (ns-2 Sack1's window-scaled threshold,
+    /// `TcpAgent::numdupacks`). The highest-SACKed list is cut to the new
+    /// size, or rebuilt from the outstanding SACKed packets when it grows
+    /// (O(packets out), only when the threshold changes).
+    pub fn set_dupthresh(&mut self, dupthresh: u32) {
+        let k = dupthresh.max(1) as usize;
+        if k == self.dupthresh {
+            return;
+        }
+        self.dupthresh = k;
+        if k < self.top.len() {
+            self.top.truncate(k);
+            return;
+        }
+        self.top.clear();
+        for (i, seg) in self.segs.iter().enumerate().rev() {
+            if self.top.len() == k {
+                break;
+            }
+            if seg.flags & SACKED != 0 {
+                self.top.push(self.una + i as u64);
+            }
+        }
+    }
+
     fn note_top(&mut self, seq: u64) {
         if self.top.len() == self.dupthresh && seq <= *self.top.last().expect("non-empty") {
             return;
@@ -451,6 +481,28 @@ mod tests {
         assert_eq!(d.cc_sample_sent(), None); // packet 2 was retransmitted: Karn
         assert_eq!((sb.sacked_out, sb.lost_out, sb.retrans_out), (0, 0, 0));
         assert_eq!(sb.in_flight(), 4);
+    }
+
+    #[test]
+    fn a_raised_threshold_needs_that_many_sacks_above_a_hole() {
+        // ns-2 numdupacks(cwnd) = max(3, cwnd / 100): at cwnd 800 the
+        // threshold is 8. Holes at 0; packets 1..=5 SACKed: 5 < 8, nothing
+        // is lost; three more SACKs make 8 and mark packet 0.
+        let mut sb = board(20);
+        let mut d = Delivered::default();
+        sb.sack_block(1, 6, &mut d);
+        sb.set_dupthresh(8);
+        assert_eq!(sb.dupthresh(), 8);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 0);
+        sb.sack_block(6, 9, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 1);
+        // Lowered again, the list is cut, not rebuilt: 3 SACKs above 9 mark 9.
+        sb.set_dupthresh(3);
+        sb.sack_block(10, 13, &mut d);
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_out, 2);
     }
 
     #[test]

@@ -430,6 +430,14 @@ impl Sender {
         self.stats.undos += 1;
     }
 
+    /// ns-2 `TcpAgent::numdupacks(cwnd_)`: `max(numdupacks_, (int) cwnd_ /
+    /// numdupacksFrac_)`, the threshold tcp-sack1.cc compares its
+    /// duplicate-ACK count with (option `dupthresh_cwnd_divisor` > 0).
+    fn window_scaled_dupthresh(&self) -> u32 {
+        let scaled = self.tcb.cwnd.max(0.0).floor() as u32 / self.cfg.dupthresh_cwnd_divisor;
+        self.cfg.dupthresh.max(scaled)
+    }
+
     fn enter_recovery(&mut self) {
         self.begin_undo();
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
@@ -437,7 +445,7 @@ impl Sender {
         self.set_state(CaState::Recovery);
         self.recover = self.sb.nxt();
         self.recovery
-            .enter(self.sb.packets_out(), self.cfg.dupthresh);
+            .enter(self.sb.packets_out(), self.sb.dupthresh());
         self.lss_in_ca = false;
         if self.cfg.rto_mode.is_ns2() {
             // ns-2 Sack1 dupack_action: reset_rtx_timer(1, 0).
@@ -471,6 +479,9 @@ impl Sender {
         tsecr: u32,
         out: &mut Vec<Packet>,
     ) {
+        if self.cfg.dupthresh_cwnd_divisor > 0 && self.tcb.ca_state != CaState::Recovery {
+            self.sb.set_dupthresh(self.window_scaled_dupthresh());
+        }
         self.sb.mark_lost_by_sack();
         if self.cfg.lost_retransmit {
             self.sb.mark_lost_retransmits();
@@ -769,6 +780,47 @@ mod tests {
             ..TcpConfig::default()
         };
         started("scalable", serde_json::json!({ "growth": "float" }), cfg)
+    }
+
+    #[test]
+    fn ns2_window_scaled_dupthresh_waits_for_cwnd_over_divisor_sacks() {
+        // ns-2.28 Sack1: numdupacks(cwnd_) = max(3, (int) cwnd_ / 100). At
+        // cwnd 800 a hole at packet 0 is a loss only once 8 packets above it
+        // are SACKed; with the option off, at the third.
+        let at_800 = |divisor| {
+            let cfg = TcpConfig {
+                initial_cwnd: 800.0,
+                initial_ssthresh: 800.0,
+                dupthresh_cwnd_divisor: divisor,
+                ..TcpConfig::default()
+            };
+            started("reno", serde_json::json!({}), cfg)
+        };
+        let (mut s, mut out) = at_800(100);
+        for k in 1..=7 {
+            sack_up_to(&mut s, k, &mut out);
+            assert_ne!(s.tcb.ca_state, CaState::Recovery, "{k} SACKs");
+        }
+        sack_up_to(&mut s, 8, &mut out);
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        let (mut s, mut out) = at_800(0);
+        for k in 1..=3 {
+            sack_up_to(&mut s, k, &mut out);
+        }
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
+        // Below cwnd 400 (divisor 100) the floor of 3 holds.
+        let cfg = TcpConfig {
+            initial_cwnd: 399.0,
+            initial_ssthresh: 399.0,
+            dupthresh_cwnd_divisor: 100,
+            ..TcpConfig::default()
+        };
+        let (mut s, mut out) = started("reno", serde_json::json!({}), cfg);
+        for k in 1..=3 {
+            sack_up_to(&mut s, k, &mut out);
+        }
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
     }
 
     #[test]

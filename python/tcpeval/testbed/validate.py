@@ -1,0 +1,178 @@
+"""``tcpeval validate``: one scenario on the simulator and on the host's
+kernel (``--reps`` times), side by side.
+
+The simulator is matched to the kernel's wire format: Linux sends a
+1448-byte MSS (timestamps on) in 1514-byte frames that htb counts whole,
+so the simulated run gets ``packet_size = 1488`` (its MSS is then 1448)
+and a bottleneck rate scaled by 1488/1514 (a byte buffer too), which
+serves the same packets per second as the kernel's link; its platform is
+``linux`` unless the scenario names one.
+
+Compared per run: goodput per flow, bottleneck drops, window reductions
+and their mean period (the loss cycle) from each flow's ssthresh series,
+cwnd at the first reduction, and the mean queue. Kernel values: mean and
+sample standard deviation over the repetitions.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tcpeval.result import RunResult
+from tcpeval.scenario import Scenario, load_scenario
+
+#: Linux's MSS with TCP timestamps, and the frame htb counts for it, bytes.
+LINUX_MSS = 1448
+LINUX_FRAME = 1514
+#: The simulator's packet size that gives Linux's MSS (its headers: 40 bytes).
+SIM_PACKET = LINUX_MSS + 40
+
+
+def matched_scenario(sc: Scenario) -> Scenario:
+    """``sc`` for the simulator, matched to the kernel (see the module doc)."""
+    data = copy.deepcopy(sc.data)
+    data["packet_size"] = SIM_PACKET
+    if data.get("platform") is None:
+        data["platform"] = "linux"
+    b = data["topology"]["bottleneck"]
+    b["rate_mbps"] = b["rate_mbps"] * SIM_PACKET / LINUX_FRAME
+    if "bytes" in b["buffer"]:
+        b["buffer"] = {"bytes": round(b["buffer"]["bytes"] * SIM_PACKET / LINUX_FRAME)}
+    return load_scenario(data)
+
+
+def reductions(r: RunResult, flow: int) -> pd.Series:
+    """Times (s) at which flow ``flow``'s ssthresh changed: its window
+    reductions as the probe saw them (one per loss episode)."""
+    f = r.flow_series[r.flow_series["flow"] == flow]
+    ss = f["ssthresh"].to_numpy()
+    changed = np.flatnonzero(ss[1:] != ss[:-1]) + 1
+    return f["time"].iloc[changed].reset_index(drop=True)
+
+
+def run_metrics(r: RunResult) -> dict[str, float]:
+    """The compared numbers of one run (flow-indexed names for per-flow ones)."""
+    out: dict[str, float] = {}
+    goodput = r.summary()["goodput_mbps"].to_numpy()
+    for i in range(len(r.flows)):
+        out[f"goodput_mbps[{i}]"] = float(goodput[i])
+        red = reductions(r, i)
+        out[f"window_reductions[{i}]"] = float(len(red))
+        out[f"loss_cycle_s[{i}]"] = float(np.diff(red).mean()) if len(red) >= 2 else math.nan
+        f = r.flow_series[r.flow_series["flow"] == i]
+        if len(red):
+            before = f[f["time"] < red.iloc[0]]
+            out[f"cwnd_at_first_reduction[{i}]"] = float(before["cwnd"].iloc[-1]) if len(before) else math.nan
+        else:
+            out[f"cwnd_at_first_reduction[{i}]"] = math.nan
+    out["drops"] = float(r.links["drops"].loc[0])
+    q = r.queue_series[r.queue_series["link"] == 0]
+    out["mean_queue_pkts"] = float(q["qlen"].mean()) if len(q) else math.nan
+    return out
+
+
+@dataclass
+class Validation:
+    """Both backends' runs and their comparison."""
+
+    scenario: Scenario
+    sim: RunResult
+    kernel: list[RunResult]
+
+    def table(self) -> pd.DataFrame:
+        """metric, sim, kernel_mean, kernel_sd, diff_pct (sim vs kernel mean)."""
+        s = run_metrics(self.sim)
+        k = pd.DataFrame([run_metrics(r) for r in self.kernel])
+        rows = []
+        for m, v in s.items():
+            col = k[m] if m in k else pd.Series(dtype=float)
+            mean = float(col.mean())
+            sd = float(col.std(ddof=1)) if len(col) > 1 else math.nan
+            diff = (v - mean) / mean * 100 if mean and not math.isnan(mean) else math.nan
+            rows.append({"metric": m, "sim": v, "kernel_mean": mean, "kernel_sd": sd, "diff_pct": diff})
+        return pd.DataFrame(rows)
+
+
+def validate(
+    scenario: str | Path | Scenario,
+    reps: int,
+    *,
+    progress: bool | None = None,
+    run_kernel: Callable[..., RunResult] | None = None,
+) -> Validation:
+    """Runs ``scenario`` once on the matched simulator and ``reps`` times on the kernel."""
+    from tcpeval.simulate import run
+    from tcpeval.testbed.run import run_linux
+
+    if reps < 1:
+        raise ValueError(f"--reps: {reps} is not a number of repetitions >= 1")
+    sc = load_scenario(scenario)
+    kernel_run = run_kernel or run_linux
+    kernel = [kernel_run(sc, progress=progress) for _ in range(reps)]
+    sim = run(matched_scenario(sc), progress=progress)
+    return Validation(sc, sim, kernel)
+
+
+def plot_cwnd(v: Validation, path: Path) -> None:
+    """cwnd of every flow: the simulator's and each kernel repetition's."""
+    from tcpeval.plots._figure import new_figure, save
+
+    fig = new_figure(8, 3.5)
+    ax = fig.add_subplot()
+    for i in range(len(v.sim.flows)):
+        f = v.sim.flow_series[v.sim.flow_series["flow"] == i]
+        ax.plot(f["time"], f["cwnd"], color=f"C{2 * i}", linestyle="-", label=f"simulator, flow {i}")
+        for k, r in enumerate(v.kernel):
+            g = r.flow_series[r.flow_series["flow"] == i]
+            label = f"kernel, flow {i} ({len(v.kernel)} runs)" if k == 0 else None
+            ax.plot(g["time"], g["cwnd"], color=f"C{2 * i + 1}", linestyle="--", alpha=0.7, label=label)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("cwnd (packets)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    save(fig, path)
+
+
+def write_report(v: Validation, out: Path) -> Path:
+    """``out/validation.csv``, ``out/cwnd.png``, ``out/index.html`` and every
+    run's tables under ``out/runs/`` (``sim``, ``kernel-1`` ...); the page's path."""
+    from tcpeval.store import save_run
+
+    out.mkdir(parents=True, exist_ok=True)
+    save_run(v.sim, out / "runs" / "sim")
+    for k, r in enumerate(v.kernel, start=1):
+        save_run(r, out / "runs" / f"kernel-{k}")
+    t = v.table()
+    per_rep = pd.DataFrame([run_metrics(r) for r in v.kernel]).T
+    per_rep.columns = [f"kernel_{k}" for k in range(1, len(v.kernel) + 1)]
+    t = t.merge(per_rep, left_on="metric", right_index=True, how="left")
+    t.to_csv(out / "validation.csv", index=False)
+    plot_cwnd(v, out / "cwnd.png")
+    heads = "".join(f"<th>kernel {k}</th>" for k in range(1, len(v.kernel) + 1))
+    facts = v.kernel[0].backend
+    late = facts.get("delay_line", {}).get("lateness", {})
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(x if isinstance(x, str) else f'{x:.4g}')}</td>" for x in row) + "</tr>"
+        for row in t.itertuples(index=False)
+    )
+    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>validation: {html.escape(v.scenario.name)}</title>
+<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}td,th{{padding:.2em .6em;text-align:right}}
+td:first-child{{text-align:left}}</style></head><body>
+<h1>{html.escape(v.scenario.name or "scenario")}: simulator vs Linux {html.escape(str(facts.get("kernel", "")))}</h1>
+<p>{len(v.kernel)} kernel repetition(s) of {v.scenario.duration_s:g} s; simulator matched to the kernel
+(packet size {SIM_PACKET}, MSS {LINUX_MSS}, bottleneck rate x {SIM_PACKET}/{LINUX_FRAME}).
+Delay-line lateness (first repetition): p50 {late.get("p50_us", 0):.0f} us, p99 {late.get("p99_us", 0):.0f} us,
+max {late.get("max_us", 0):.0f} us; CPU busy {facts.get("cpu_busy_fraction", 0):.0%}.</p>
+<table><tr><th>metric</th><th>simulator</th><th>kernel mean</th><th>kernel sd</th><th>diff %</th>{heads}</tr>{rows}</table>
+<p><img src="cwnd.png" alt="cwnd of the simulator and the kernel" style="max-width:100%"></p>
+</body></html>
+"""
+    (out / "index.html").write_text(page)
+    return out / "index.html"

@@ -1,0 +1,68 @@
+"""Delay-line capacity of the linux testbed: one CUBIC flow at 100 ms RTT
+through a one-BDP bottleneck at increasing rates; per rate the bottleneck's
+departure rate over the second half of the run, the delay line's lateness
+(p50, p99, max), its socket drops and the host's CPU load. The delay line
+"holds" a rate when the link runs full (departures >= 95 % of the rate)
+with p99 lateness under 0.5 ms and no socket drops.
+
+Usage (root): python scripts/testbed_bench.py [--duration S] [RATE_MBPS ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from tcpeval.testbed.run import run_linux
+
+RTT_MS = 100.0
+
+
+def one(rate_mbps: float, duration_s: float) -> dict[str, float]:
+    sc = {
+        "name": f"delay-line-{rate_mbps:g}",
+        "duration_s": duration_s,
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": rate_mbps, "delay_ms": 1, "buffer": {"bdp": 1.0}}},
+        "flows": [{"algorithm": "cubic", "rtt_ms": RTT_MS}],
+        "probes": {"flow_period_ms": 100, "queue_period_ms": 100},
+    }
+    r = run_linux(sc, progress=False)
+    q = r.queue_series[r.queue_series["link"] == 0]
+    half = q[q["time"] >= duration_s / 2]
+    span = float(half["time"].iloc[-1] - half["time"].iloc[0])
+    departed = int(half["departed_bytes"].iloc[-1]) - int(half["departed_bytes"].iloc[0])
+    wire = r.backend["delay_line"]
+    late = wire["lateness"]
+    return {
+        "rate": rate_mbps,
+        "departures": departed * 8 / span / 1e6,
+        "p50": late["p50_us"],
+        "p99": late["p99_us"],
+        "max": late["max_us"],
+        "frames_per_s": late["frames"] / r.sim_time_s,
+        "socket_drops": wire["to_hosts"]["socket_drops"] + wire["to_router"]["socket_drops"],
+        "cpu": r.backend["cpu_busy_fraction"],
+        "load": os.getloadavg()[0],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("rates", nargs="*", type=float, default=[100, 250, 500, 750, 1000, 1500, 2000])
+    ap.add_argument("--duration", type=float, default=12.0)
+    a = ap.parse_args()
+    print(f"{'Mbit/s':>7} {'departed':>9} {'p50 us':>7} {'p99 us':>7} {'max us':>8} {'frames/s':>9} "
+          f"{'sockdrop':>8} {'cpu':>5} {'load1':>6} holds")  # fmt: skip
+    for rate in a.rates:
+        x = one(rate, a.duration)
+        holds = x["departures"] >= 0.95 * rate and x["p99"] < 500 and x["socket_drops"] == 0
+        print(
+            f"{rate:>7g} {x['departures']:>9.1f} {x['p50']:>7.0f} {x['p99']:>7.0f} {x['max']:>8.0f} "
+            f"{x['frames_per_s']:>9.0f} {x['socket_drops']:>8} {x['cpu']:>5.0%} {x['load']:>6.1f} "
+            f"{'yes' if holds else 'no'}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,400 @@
+"""The real-Linux testbed (tcpeval.testbed, crates/tcpeval-testbed).
+
+Tests that build namespaces need root and ``ip netns``; without them they
+skip, saying so (CI runs as root, so they run there). Real-time emulation
+in this file's default tests: about 20 s (about 35 s of wall time with set-up).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import subprocess_env
+from tcpeval.errors import ScenarioError
+from tcpeval.scenario import load_scenario
+from tcpeval.testbed import host, names
+from tcpeval.testbed.host import TestbedError
+
+
+def _testbed_unavailable() -> str | None:
+    if sys.platform != "linux":
+        return "the testbed needs Linux"
+    if os.geteuid() != 0:
+        return "the testbed needs root (network namespaces)"
+    if shutil.which("ip") is None or shutil.which("tc") is None:
+        return "the testbed needs iproute2 (ip, tc)"
+    if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
+        return "`ip netns` does not work here"
+    return None
+
+
+needs_testbed = pytest.mark.skipif(_testbed_unavailable() is not None, reason=str(_testbed_unavailable()))
+
+RATE_MBPS = 100.0
+RTT_MS = 40.0
+
+
+def transfer(**overrides: Any) -> dict[str, Any]:
+    """One CUBIC flow over 100 Mbit/s, 40 ms RTT, a BDP of buffer; it stops
+    at 5 s and the run ends at 6 s, so everything in flight arrives."""
+    sc: dict[str, Any] = {
+        "name": "testbed-transfer",
+        "duration_s": 6.0,
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": RATE_MBPS, "delay_ms": 5}},
+        "flows": [{"name": "a", "algorithm": "cubic", "rtt_ms": RTT_MS, "stop_s": 5.0}],
+        "probes": {"flow_period_ms": 10, "queue_period_ms": 10},
+    }
+    sc.update(overrides)
+    return sc
+
+
+def _ours(pid: int) -> list[str]:
+    return [n for n in names.namespaces() if n.startswith(f"tcpeval{pid}-")]
+
+
+# ---------------------------------------------------------------- no root needed
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (
+            {
+                "topology": {"kind": "parking_lot", "links": [{"rate_mbps": 10, "delay_ms": 5}] * 2},
+                "flows": [{"algorithm": "cubic", "from": 0, "to": 2}],
+            },
+            "topology.kind",
+        ),
+        ({"flows": [{"algorithm": "cubic", "rtt_ms": 40, "size_pkts": 100}]}, "flows[0].size_pkts"),
+        ({"flows": [{"algorithm": "cubic", "rtt_ms": 40, "params": {"beta": 0.5}}]}, "flows[0].params"),
+        ({"tcp": {"sack": False}}, "tcp.sack"),
+        ({"platform": "ns2"}, "platform"),
+        ({"traffic": {"udp": [{"name": "u", "rate_mbps": 1}]}}, "traffic"),
+    ],
+)
+def test_unsupported_features_are_refused_by_field(change: dict[str, Any], field: str) -> None:
+    from tcpeval.testbed.plan import plan
+
+    with pytest.raises(ScenarioError) as e:
+        plan(load_scenario(transfer(**change)))
+    assert e.value.field == field
+    assert "the linux backend does not support" in e.value.message
+
+
+def test_plan_takes_rtt_and_buffer_from_the_simulators_resolution() -> None:
+    from tcpeval.testbed.plan import plan
+
+    sc = transfer(
+        flows=[
+            {"algorithm": "cubic", "rtt_ms": 40},
+            {"algorithm": "cubic", "rtt_ms": 40},
+            {"algorithm": "reno", "direction": "reverse"},  # access delay 1 ms: RTT 2 * (5 + 2 * 1) = 14 ms
+        ]
+    )
+    p = plan(load_scenario(sc))
+    assert [f.rtt_s for f in p.flows] == pytest.approx([0.040, 0.040, 0.014])
+    assert [f.reverse for f in p.flows] == [False, False, True]
+    # BDP buffers from the smallest RTT of the flows crossing the bottleneck
+    # (either way), in 1500-byte packets: 100 Mbit/s x 14 ms = 116.7 -> 117.
+    assert (p.bottleneck.buffer_pkts, p.reverse_bottleneck.buffer_pkts) == (117, 117)
+    assert p.bottleneck.buffer_bytes is None
+    # `count` expands into one kernel flow each.
+    p = plan(load_scenario(transfer(flows=[{"algorithm": "cubic", "rtt_ms": 40, "count": 3}])))
+    assert [f.index for f in p.flows] == [0, 1, 2]
+
+
+def test_missing_privilege_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(host, "_effective_caps", lambda: 0)
+    with pytest.raises(TestbedError, match=r"needs root \(or CAP_NET_ADMIN and CAP_SYS_ADMIN\)"):
+        host.check_can_run()
+
+
+def test_unavailable_algorithm_lists_the_kernels() -> None:
+    have = host.available_congestion_control()
+    with pytest.raises(TestbedError) as e:
+        host.check_algorithms({"flows[1].algorithm": "no-such-cc"})
+    assert str(e.value).startswith("flows[1].algorithm: the kernel offers no congestion control 'no-such-cc'")
+    assert f"available: {', '.join(have)}" in str(e.value)
+
+
+# ---------------------------------------------------------------- as root
+
+
+@needs_testbed
+def test_transfer_reaches_the_rate_and_drops_match_the_receiver(tmp_path: Path) -> None:
+    from tcpeval.store import save_run
+    from tcpeval.testbed.run import run_linux
+
+    before = set(names.namespaces())
+    r = run_linux(transfer(), progress=False)
+    assert set(names.namespaces()) == before, "namespaces left after a normal end"
+    facts = r.backend
+    assert facts["flow_errors"] == []
+    wire = facts["delay_line"]
+    assert wire["to_hosts"]["socket_drops"] == 0 and wire["to_hosts"]["send_errors"] == 0
+
+    # Rate: the bottleneck's departures (htb counts whole frames) between 2 s
+    # and 5 s, while the queue is never empty for long, within 5 %.
+    q = r.queue_series[r.queue_series["link"] == 0].set_index("time")
+    rate = (int(q.loc[5.0, "departed_bytes"]) - int(q.loc[2.0, "departed_bytes"])) * 8 / 3.0
+    assert rate == pytest.approx(RATE_MBPS * 1e6, rel=0.05)
+    # ... and the receiving application's goodput: the same rate times the
+    # payload share of a frame (MSS 1448 of 1514 bytes), within 5 %.
+    f = r.flow_series[r.flow_series["flow"] == 0].set_index("time")
+    goodput = (int(f.loc[5.0 - 0.01, "delivered"]) - int(f.loc[2.0, "delivered"])) * 8 / 2.99
+    assert facts["mss"] == [1448]
+    assert goodput == pytest.approx(RATE_MBPS * 1e6 * 1448 / 1514, rel=0.05)
+
+    # Drops: every data segment the sender sent either was dropped by the
+    # bottleneck fifo or reached the receiver's TCP.
+    flow = r.flows.iloc[0]
+    drops = int(r.links.loc[0, "drops"])
+    assert drops > 0, "a one-BDP buffer overflows in slow start"
+    assert int(flow["sent"]) - drops == int(flow["data_received"])
+    assert int(flow["retransmitted"]) >= drops - 1  # a drop at the very end may go unrepaired
+
+    # Delay line: the smallest RTT the kernel saw is the configured one plus
+    # at most both directions' lateness and the bottleneck's serialization.
+    min_rtt = facts["flow_min_rtt_s"][0]
+    late_s = wire["lateness"]["max_us"] / 1e6
+    serialization = 1514 * 8 / (RATE_MBPS * 1e6)
+    assert RTT_MS / 1e3 <= min_rtt <= RTT_MS / 1e3 + 2 * late_s + serialization + 1e-4
+    assert wire["lateness"]["p99_us"] < 2000
+
+    out = save_run(r, tmp_path / "run")
+    import json
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["backend"]["kernel"] == os.uname().release
+    assert summary["flows"][0]["goodput_mbps"] > 0
+
+
+@needs_testbed
+def test_random_loss_and_a_reverse_flow() -> None:
+    """Forward: 1 % random loss on the wire. Every data segment sent was
+    dropped by the fifo, dropped by the loss or received (a dropped frame
+    may also be one of the flow's few non-data frames: SYN, FIN, ACK of
+    the receiver's FIN). Reverse: a flow whose data crosses R2->R1."""
+    from tcpeval.testbed.run import run_linux
+
+    p = 0.01
+    sc = transfer(
+        duration_s=4.0,
+        topology={"kind": "dumbbell", "bottleneck": {"rate_mbps": 20, "delay_ms": 5, "loss": p}},
+        flows=[{"algorithm": "reno", "rtt_ms": 30, "stop_s": 3.0}],
+    )
+    r = run_linux(sc, progress=False)
+    wire = r.backend["delay_line"]["to_hosts"]
+    random_drops = int(wire["random_drops"])
+    n = wire["forwarded"] + random_drops
+    assert abs(random_drops - n * p) < 4 * (n * p * (1 - p)) ** 0.5
+    flow = r.flows.iloc[0]
+    expected = int(flow["sent"]) - int(r.links.loc[0, "drops"]) - random_drops
+    assert expected <= int(flow["data_received"]) <= expected + 3
+    assert int(r.links.loc[0, "random_drops"]) == random_drops
+
+    rev = run_linux(
+        transfer(duration_s=3.0, flows=[{"algorithm": "cubic", "rtt_ms": 30, "direction": "reverse"}]),
+        progress=False,
+    )
+    assert rev.backend["flow_errors"] == []
+    assert int(rev.flows.loc[0, "delivered_bytes"]) * 8 / 3.0 > 0.3 * RATE_MBPS * 1e6
+    assert int(rev.links.loc[1, "bytes_departed"]) > 10 * int(rev.links.loc[0, "bytes_departed"])
+
+
+@needs_testbed
+def test_cleanup_after_an_exception_while_building(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tcpeval.testbed.dumbbell import Bottleneck, Dumbbell
+
+    def broken(self: Dumbbell, ns: str, dev: str, b: Bottleneck) -> None:
+        raise TestbedError("injected failure")
+
+    monkeypatch.setattr(Dumbbell, "_bottleneck_qdisc", broken)
+    before = set(names.namespaces())
+    d = Dumbbell(hosts=2, bottleneck=Bottleneck(rate_bps=1e7, buffer_pkts=10))
+    with pytest.raises(TestbedError, match="injected failure"):
+        d.__enter__()
+    assert set(names.namespaces()) == before
+    assert not names.is_alive(d.prefix)
+
+
+@needs_testbed
+def test_cleanup_after_an_exception_inside_the_run() -> None:
+    from tcpeval.testbed.dumbbell import Bottleneck, Dumbbell
+
+    before = set(names.namespaces())
+    with (
+        pytest.raises(RuntimeError, match="boom"),
+        Dumbbell(hosts=1, bottleneck=Bottleneck(rate_bps=1e7, buffer_bytes=30000)) as d,
+    ):
+        assert len(set(names.namespaces()) - before) == 4
+        raise RuntimeError("boom")
+    assert set(names.namespaces()) == before
+    assert not (names.LOCK_DIR / f"{d.prefix}.lock").exists()
+
+
+def _start_cli_run(tmp_path: Path, duration_s: float) -> subprocess.Popen[str]:
+    """A CLI run with a flow from the start and one that starts near the end."""
+    sc = tmp_path / "long.toml"
+    sc.write_text(
+        f'duration_s = {duration_s}\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck = { rate_mbps = 20, delay_ms = 5 }\n[[flows]]\nalgorithm = "reno"\nrtt_ms = 30\n'
+        f'[[flows]]\nalgorithm = "cubic"\nrtt_ms = 30\nstart_s = {duration_s - 2}\n'
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "tcpeval.cli", "run", str(sc), "--backend", "linux", "--quiet"],
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_for_namespaces(p: subprocess.Popen[str]) -> list[str]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and p.poll() is None:
+        if len(ours := _ours(p.pid)) == 4:
+            time.sleep(1.5)  # the run's threads are inside them by now
+            return ours
+        time.sleep(0.05)
+    _out, err = p.communicate(timeout=10)
+    raise AssertionError(f"the run did not build its namespaces: {err}")
+
+
+@needs_testbed
+def test_sigint_of_a_run_tears_the_testbed_down(tmp_path: Path) -> None:
+    p = _start_cli_run(tmp_path, 30.0)
+    _wait_for_namespaces(p)
+    p.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    _, err = p.communicate(timeout=30)
+    # Promptly, although the second flow's start is 28 s away.
+    assert time.monotonic() - sent < 5, "the run did not stop promptly"
+    assert p.returncode == 130, err
+    assert _ours(p.pid) == []
+
+
+@needs_testbed
+def test_sigkill_of_a_run_then_cleanup_command(tmp_path: Path) -> None:
+    p = _start_cli_run(tmp_path, 30.0)
+    left = _wait_for_namespaces(p)
+    p.kill()
+    p.wait(timeout=10)
+    assert sorted(_ours(p.pid)) == sorted(left), "SIGKILL leaves the namespaces (bind mounts) behind"
+    prefix = names.prefix_of(left[0])
+    assert prefix is not None and not names.is_alive(prefix)
+    c = subprocess.run(
+        [sys.executable, "-m", "tcpeval.cli", "testbed", "cleanup"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert c.returncode == 0, c.stderr
+    assert "removed 4 namespace(s)" in c.stdout or "removed" in c.stdout
+    for ns in left:
+        assert ns in c.stdout
+    assert _ours(p.pid) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(p.pid, 0)
+
+
+@needs_testbed
+def test_without_privilege_the_cli_says_so_and_creates_nothing(tmp_path: Path) -> None:
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is needed to drop root for this test")
+    sc = tmp_path / "s.toml"
+    sc.write_text(
+        'duration_s = 5\n[topology]\nkind = "dumbbell"\nbottleneck = { rate_mbps = 20, delay_ms = 5 }\n'
+        '[[flows]]\nalgorithm = "reno"\nrtt_ms = 30\n'
+    )
+    before = set(names.namespaces())
+    c = subprocess.run(
+        # Root without CAP_NET_ADMIN and CAP_SYS_ADMIN (dropped from the bounding
+        # set, so the child cannot regain them): files stay readable.
+        ["setpriv", "--bounding-set=-net_admin,-sys_admin", "--inh-caps=-net_admin,-sys_admin",
+         sys.executable, "-m", "tcpeval.cli", "run", str(sc), "--backend", "linux", "--quiet"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert c.returncode == 2, c.stderr
+    lines = c.stderr.strip().splitlines()
+    assert lines == [
+        "tcpeval: linux backend: the linux backend needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN) "
+        "to build network namespaces; run it as root"
+    ]
+    assert set(names.namespaces()) == before
+
+
+@needs_testbed
+def test_unavailable_algorithm_creates_nothing() -> None:
+    from tcpeval.testbed.run import run_linux
+
+    missing = next(a for a in ("vegas", "htcp", "bic", "illinois") if a not in host.available_congestion_control())
+    before = set(names.namespaces())
+    with pytest.raises(TestbedError, match=rf"flows\[0\].algorithm: the kernel offers no congestion control '{missing}'"):
+        run_linux(transfer(flows=[{"algorithm": missing, "rtt_ms": 40}]), progress=False)
+    assert set(names.namespaces()) == before
+
+
+# ---------------------------------------------------------------- tcpeval validate
+
+
+def test_matched_scenario_serves_linux_frames_at_the_same_packet_rate() -> None:
+    from tcpeval.testbed.validate import matched_scenario
+
+    sc = load_scenario(transfer(topology={"kind": "dumbbell", "bottleneck": {
+        "rate_mbps": 100, "delay_ms": 5, "buffer": {"bytes": 151400}}}))  # fmt: skip
+    m = matched_scenario(sc)
+    assert m.data["packet_size"] == 1488 and m.data["platform"] == "linux"
+    b = m.data["topology"]["bottleneck"]
+    # 100 Mbit/s of 1514-byte frames = 8256.3 frames/s = the simulator's 1488-byte packets at 98.28 Mbit/s.
+    assert b["rate_mbps"] * 1e6 / (8 * 1488) == pytest.approx(100e6 / (8 * 1514))
+    assert b["buffer"] == {"bytes": 148800}  # 100 frames of 1514 bytes -> 100 packets of 1488
+
+
+def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
+    """With the simulator standing in for the kernel, every metric agrees
+    exactly and the repetitions have no spread: the comparison's plumbing."""
+    from tcpeval.simulate import run
+    from tcpeval.testbed.validate import matched_scenario, validate, write_report
+
+    sc = load_scenario(transfer(duration_s=20.0, flows=[{"algorithm": "reno", "rtt_ms": 40, "count": 2}]))
+    v = validate(sc, 2, progress=False, run_kernel=lambda s, progress: run(matched_scenario(s), progress=False))
+    t = v.table().set_index("metric")
+    assert set(t.index) >= {"goodput_mbps[0]", "goodput_mbps[1]", "window_reductions[1]", "drops", "mean_queue_pkts"}
+    assert t.loc["window_reductions[0]", "sim"] > 0 and t.loc["drops", "sim"] > 0
+    assert (t["kernel_sd"].dropna() == 0).all()
+    assert (t["diff_pct"].dropna() == 0).all()
+    page = write_report(v, tmp_path / "v")
+    assert page.exists() and (tmp_path / "v" / "cwnd.png").stat().st_size > 0
+    assert "window_reductions[0]" in page.read_text()
+
+
+def test_reductions_are_the_ssthresh_changes() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from tcpeval.testbed.validate import reductions
+
+    class R:
+        flow_series = pd.DataFrame(
+            {
+                "time": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5],
+                "flow": [0, 0, 0, 0, 0, 0],
+                "ssthresh": [np.inf, np.inf, 50.0, 50.0, 35.0, 35.0],
+            }
+        )
+
+    assert list(reductions(R(), 0)) == [0.2, 0.4]  # type: ignore[arg-type]
