@@ -366,7 +366,9 @@ def build_parser() -> argparse.ArgumentParser:
     _memory_option(r)
     r.set_defaults(func=_cmd_run)
 
-    va = sub.add_parser("validate", help="one scenario on the simulator and on this host's kernel, side by side")
+    va = sub.add_parser(
+        "validate", help="one scenario on the simulator and on this host's kernel, side by side"
+    )
     va.add_argument("scenario", type=Path, help="scenario TOML file (what --backend linux supports)")
     va.add_argument("--reps", type=_workers, default=3, help="kernel repetitions (default 3)")
     va.add_argument("--duration", type=float, help="override the scenario's duration_s")

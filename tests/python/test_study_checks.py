@@ -54,7 +54,10 @@ def _error(text: str) -> StudyError:
         (('group = "algorithm"', "ylim = [1, 0]"), "experiment[0].figure[0].ylim", "low < high"),
         (('group = "algorithm"', "x_factor = 0"), "experiment[0].figure[0].x_factor", "> 0"),
         (
-            ('kind = "line"\nx = "rtt"\ny = "goodput"', 'kind = "bars"\ny = ["goodput", "jain"]\nlabels = ["a"]'),
+            (
+                'kind = "line"\nx = "rtt"\ny = "goodput"',
+                'kind = "bars"\ny = ["goodput", "jain"]\nlabels = ["a"]',
+            ),
             "experiment[0].figure[0].labels",
             "one label per metric of y (2)",
         ),

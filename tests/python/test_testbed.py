@@ -321,8 +321,19 @@ def test_without_privilege_the_cli_says_so_and_creates_nothing(tmp_path: Path) -
     c = subprocess.run(
         # Root without CAP_NET_ADMIN and CAP_SYS_ADMIN (dropped from the bounding
         # set, so the child cannot regain them): files stay readable.
-        ["setpriv", "--bounding-set=-net_admin,-sys_admin", "--inh-caps=-net_admin,-sys_admin",
-         sys.executable, "-m", "tcpeval.cli", "run", str(sc), "--backend", "linux", "--quiet"],
+        [
+            "setpriv",
+            "--bounding-set=-net_admin,-sys_admin",
+            "--inh-caps=-net_admin,-sys_admin",
+            sys.executable,
+            "-m",
+            "tcpeval.cli",
+            "run",
+            str(sc),
+            "--backend",
+            "linux",
+            "--quiet",
+        ],
         env=subprocess_env(),
         capture_output=True,
         text=True,
@@ -341,9 +352,13 @@ def test_without_privilege_the_cli_says_so_and_creates_nothing(tmp_path: Path) -
 def test_unavailable_algorithm_creates_nothing() -> None:
     from tcpeval.testbed.run import run_linux
 
-    missing = next(a for a in ("vegas", "htcp", "bic", "illinois") if a not in host.available_congestion_control())
+    missing = next(
+        a for a in ("vegas", "htcp", "bic", "illinois") if a not in host.available_congestion_control()
+    )
     before = set(names.namespaces())
-    with pytest.raises(TestbedError, match=rf"flows\[0\].algorithm: the kernel offers no congestion control '{missing}'"):
+    with pytest.raises(
+        TestbedError, match=rf"flows\[0\].algorithm: the kernel offers no congestion control '{missing}'"
+    ):
         run_linux(transfer(flows=[{"algorithm": missing, "rtt_ms": 40}]), progress=False)
     assert set(names.namespaces()) == before
 
@@ -371,9 +386,17 @@ def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
     from tcpeval.testbed.validate import matched_scenario, validate, write_report
 
     sc = load_scenario(transfer(duration_s=20.0, flows=[{"algorithm": "reno", "rtt_ms": 40, "count": 2}]))
-    v = validate(sc, 2, progress=False, run_kernel=lambda s, progress: run(matched_scenario(s), progress=False))
+    v = validate(
+        sc, 2, progress=False, run_kernel=lambda s, progress: run(matched_scenario(s), progress=False)
+    )
     t = v.table().set_index("metric")
-    assert set(t.index) >= {"goodput_mbps[0]", "goodput_mbps[1]", "window_reductions[1]", "drops", "mean_queue_pkts"}
+    assert set(t.index) >= {
+        "goodput_mbps[0]",
+        "goodput_mbps[1]",
+        "window_reductions[1]",
+        "drops",
+        "mean_queue_pkts",
+    }
     assert t.loc["window_reductions[0]", "sim"] > 0 and t.loc["drops", "sim"] > 0
     assert (t["kernel_sd"].dropna() == 0).all()
     assert (t["diff_pct"].dropna() == 0).all()

@@ -159,7 +159,9 @@ def write_report(v: Validation, out: Path) -> Path:
     facts = v.kernel[0].backend
     late = facts.get("delay_line", {}).get("lateness", {})
     rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(x if isinstance(x, str) else f'{x:.4g}')}</td>" for x in row) + "</tr>"
+        "<tr>"
+        + "".join(f"<td>{html.escape(x if isinstance(x, str) else f'{x:.4g}')}</td>" for x in row)
+        + "</tr>"
         for row in t.itertuples(index=False)
     )
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>validation: {html.escape(v.scenario.name)}</title>
