@@ -288,7 +288,7 @@ def test_sigkill_of_a_run_then_cleanup_command(tmp_path: Path) -> None:
     p = _start_cli_run(tmp_path, 30.0)
     left = _wait_for_namespaces(p)
     p.kill()
-    p.wait(timeout=10)
+    p.communicate(timeout=10)  # waits, and closes its pipes (an open one is a ResourceWarning)
     assert sorted(_ours(p.pid)) == sorted(left), "SIGKILL leaves the namespaces (bind mounts) behind"
     prefix = names.prefix_of(left[0])
     assert prefix is not None and not names.is_alive(prefix)
