@@ -22,7 +22,10 @@ def one(rate_mbps: float, duration_s: float) -> dict[str, float]:
     sc = {
         "name": f"delay-line-{rate_mbps:g}",
         "duration_s": duration_s,
-        "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": rate_mbps, "delay_ms": 1, "buffer": {"bdp": 1.0}}},
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate_mbps": rate_mbps, "delay_ms": 1, "buffer": {"bdp": 1.0}},
+        },
         "flows": [{"algorithm": "cubic", "rtt_ms": RTT_MS}],
         "probes": {"flow_period_ms": 100, "queue_period_ms": 100},
     }

@@ -9,8 +9,8 @@ scenarios, runs them with progress, and hands back pandas-friendly results.
 """
 
 from tcpeval._core import __version__
-from tcpeval.catalog import algorithms
 from tcpeval.errors import ScenarioError
+from tcpeval.registry import algorithms
 from tcpeval.result import RunResult
 from tcpeval.scenario import Scenario, load_scenario
 from tcpeval.simulate import run

@@ -32,6 +32,7 @@ shorter and fewer than the paper's.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -94,10 +95,14 @@ def _selector(
     if experiments is not None and "experiment" in value:
         other = value["experiment"]
         if other not in experiments:
-            raise ClaimError(f"{at}.experiment", f"no experiment '{other}'; experiments: {sorted(experiments)}")
+            raise ClaimError(
+                f"{at}.experiment", f"no experiment '{other}'; experiments: {sorted(experiments)}"
+            )
         params, metrics = experiments[other]
         if metric not in metrics:
-            raise ClaimError(f"{at}.experiment", f"'{metric}' is not a metric of {other}; metrics: {sorted(metrics)}")
+            raise ClaimError(
+                f"{at}.experiment", f"'{metric}' is not a metric of {other}; metrics: {sorted(metrics)}"
+            )
         value = {k: v for k, v in value.items() if k != "experiment"}
     for param, v in value.items():
         if param not in params:
@@ -107,7 +112,9 @@ def _selector(
     return value
 
 
-def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]]) -> list[dict]:
+def parse_claims(
+    raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]]
+) -> list[dict[str, Any]]:
     """Checks the ``[[claim]]`` array ``raw`` against ``experiments`` (name ->
     (sweep parameter -> values, metric names)) and returns it."""
     if raw is None:
@@ -134,7 +141,9 @@ def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence
         unknown = set(c) - _COMMON - _BY_CHECK[check]
         if unknown:
             allowed = sorted(_COMMON | _BY_CHECK[check])
-            raise ClaimError(at, f"unknown field(s) {sorted(unknown)} for check '{check}'; allowed: {allowed}")
+            raise ClaimError(
+                at, f"unknown field(s) {sorted(unknown)} for check '{check}'; allowed: {allowed}"
+            )
         if c["experiment"] not in experiments:
             raise ClaimError(
                 f"{at}.experiment", f"no experiment '{c['experiment']}'; experiments: {sorted(experiments)}"
@@ -142,7 +151,8 @@ def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence
         params, metrics = experiments[c["experiment"]]
         if c["metric"] not in metrics:
             raise ClaimError(
-                f"{at}.metric", f"'{c['metric']}' is not a metric of {c['experiment']}; metrics: {sorted(metrics)}"
+                f"{at}.metric",
+                f"'{c['metric']}' is not a metric of {c['experiment']}; metrics: {sorted(metrics)}",
             )
         _selector(c.get("where", {}), f"{at}.where", params)
         if "paper" in c and not (_number(c["paper"]) or isinstance(c["paper"], str)):
@@ -177,12 +187,16 @@ def parse_claims(raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence
                 raise ClaimError(at, "a ratio check needs min, max or both")
         elif check == "top":
             among = c.get("among")
-            if among not in params:
-                raise ClaimError(f"{at}.among", f"{among!r} is not a sweep parameter; parameters: {sorted(params)}")
+            if not isinstance(among, str) or among not in params:
+                raise ClaimError(
+                    f"{at}.among", f"{among!r} is not a sweep parameter; parameters: {sorted(params)}"
+                )
             if among in c.get("where", {}):
                 raise ClaimError(f"{at}.where", f"fixes '{among}', which the claim ranks over")
             if c.get("item") not in params[among]:
-                raise ClaimError(f"{at}.item", f"{c.get('item')!r} is not one of {among}'s values {list(params[among])}")
+                raise ClaimError(
+                    f"{at}.item", f"{c.get('item')!r} is not one of {among}'s values {list(params[among])}"
+                )
             if c.get("direction", "highest") not in ("highest", "lowest"):
                 raise ClaimError(f"{at}.direction", "allowed: highest, lowest")
         if "min" in c and "max" in c and c["min"] > c["max"]:
@@ -247,7 +261,7 @@ def verdict(claim: Mapping[str, Any], frames: Mapping[str, Any], quick: bool) ->
             text = text.replace(">", "<")
         if not all(math.isfinite(x) for x in xs):
             return Verdict(claim, "n/a", text, quick)
-        pairs = zip(xs, xs[1:])
+        pairs = itertools.pairwise(xs)
         if claim.get("direction", "descending") == "descending":
             ok = all(a > b for a, b in pairs)
         else:
@@ -277,9 +291,11 @@ def _top_verdict(claim: Mapping[str, Any], at: Any, runs: Any, quick: bool) -> V
     if not math.isfinite(mine) or not xs:
         return Verdict(claim, "n/a", f"{item} {fmt(mine)}", quick)
     highest = claim.get("direction", "highest") == "highest"
-    rival = max(xs, key=xs.get) if highest else min(xs, key=xs.get)
+    rival = max(xs, key=lambda k: xs[k]) if highest else min(xs, key=lambda k: xs[k])
     ok = mine > xs[rival] if highest else mine < xs[rival]
-    return Verdict(claim, "pass" if ok else "miss", f"{item} {fmt(mine)}; best other {rival} {fmt(xs[rival])}", quick)
+    return Verdict(
+        claim, "pass" if ok else "miss", f"{item} {fmt(mine)}; best other {rival} {fmt(xs[rival])}", quick
+    )
 
 
 def expected_text(claim: Mapping[str, Any]) -> str:

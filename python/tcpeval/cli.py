@@ -96,9 +96,9 @@ def _cmd_testbed_cleanup(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_catalog(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
-    """Prints catalog ``entries`` as JSON, or each as ``name: summary`` and
-    its ``lines(entry)`` as ``key = value    # note``."""
+def _print_entries(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
+    """Prints registry ``entries`` (:mod:`tcpeval.registry`) as JSON, or each
+    as ``name: summary`` and its ``lines(entry)`` as ``key = value    # note``."""
     if as_json:
         print(json.dumps([e.__dict__ for e in entries], indent=2))
         return 0
@@ -110,7 +110,7 @@ def _print_catalog(entries: Sequence[Any], as_json: bool, lines: Any) -> int:
 
 
 def _cmd_algorithms(args: argparse.Namespace) -> int:
-    from tcpeval.catalog import algorithms
+    from tcpeval.registry import algorithms
 
     algos = algorithms()
     if args.json:
@@ -127,15 +127,15 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
 
 
 def _cmd_platforms(args: argparse.Namespace) -> int:
-    from tcpeval.catalog import platforms
+    from tcpeval.registry import platforms
 
-    return _print_catalog(
+    return _print_entries(
         platforms(), args.json, lambda p: [(s["key"], s["value"], s["source"]) for s in p.settings]
     )
 
 
 def _cmd_tcp_options(args: argparse.Namespace) -> int:
-    from tcpeval.catalog import tcp_options
+    from tcpeval.registry import tcp_options
 
     options = tcp_options()
     if args.json:
@@ -375,7 +375,9 @@ def build_parser() -> argparse.ArgumentParser:
     _memory_option(r)
     r.set_defaults(func=_cmd_run)
 
-    va = sub.add_parser("validate", help="one scenario on the simulator and on this host's kernel, side by side")
+    va = sub.add_parser(
+        "validate", help="one scenario on the simulator and on this host's kernel, side by side"
+    )
     va.add_argument("scenario", type=Path, help="scenario TOML file (what --backend linux supports)")
     va.add_argument("--reps", type=_workers, default=3, help="kernel repetitions (default 3)")
     va.add_argument("--duration", type=float, help="override the scenario's duration_s")

@@ -100,11 +100,7 @@ class _Checker:
     def strings(self, key: str) -> list[str]:
         """A non-empty list of non-empty strings (flow-name selectors, link names)."""
         value = self.spec[key]
-        if (
-            not isinstance(value, list)
-            or not value
-            or not all(isinstance(v, str) and v for v in value)
-        ):
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
             example = '["first", "second"]'
             raise self.fail(key, f"must be a non-empty list of names such as {example}, got {value!r}")
         return value
@@ -119,9 +115,7 @@ class _Checker:
             and 0 <= value[0] < value[1]
         )
         if not ok:
-            raise self.fail(
-                key, f"must be [t_start, t_end] in s with 0 <= t_start < t_end, got {value!r}"
-            )
+            raise self.fail(key, f"must be [t_start, t_end] in s with 0 <= t_start < t_end, got {value!r}")
 
     def limits(self, key: str) -> None:
         """``[lo, hi]``, two numbers with lo < hi (an axis range)."""
@@ -253,7 +247,7 @@ def _timeseries(c: _Checker) -> None:
     if "link" in c.spec and "links" in c.spec:
         raise c.fail("links", "give either link (one queue row) or links (a row per link), not both")
     if "link" in c.spec and not (isinstance(c.spec["link"], str) and c.spec["link"]):
-        raise c.fail("link", f"must be a link name such as \"R1->R2\", got {c.spec['link']!r}")
+        raise c.fail("link", f'must be a link name such as "R1->R2", got {c.spec["link"]!r}')
     if "links" in c.spec:
         c.strings("links")
     if "psd_window" in c.spec:

@@ -35,14 +35,18 @@ stored (:data:`NAME_COLUMNS`).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from tcpeval import _core
 from tcpeval.scenario import Scenario
+
+if TYPE_CHECKING:
+    from tcpeval._core import RunTables
 
 
 NAME_COLUMNS: dict[str, tuple[str, str, str]] = {
@@ -58,9 +62,10 @@ def _with_names(series: pd.DataFrame, id_col: str, names: pd.Series, name_col: s
         return series
     categories, codes = np.unique(names.astype(str).to_numpy(), return_inverse=True)
     ids = series[id_col].to_numpy()
-    column = pd.Categorical.from_codes(codes[ids], categories=categories)
+    column = pd.Categorical.from_codes(codes[ids], categories=pd.Index(categories))
     out = series.copy(deep=False)
-    out.insert(int(series.columns.get_loc(id_col)) + 1, name_col, column)
+    # pandas-stubs 3.1 leave extension arrays (a Categorical) out of insert's value types.
+    out.insert(list(series.columns).index(id_col) + 1, name_col, column)  # type: ignore[arg-type]
     return out
 
 
@@ -85,7 +90,7 @@ def columns() -> list[dict[str, Any]]:
     return tables
 
 
-def _with_id(rows: list[dict[str, Any]], ident: str) -> pd.DataFrame:
+def _with_id(rows: Sequence[Mapping[str, Any]], ident: str) -> pd.DataFrame:
     """Summary rows as a table with the id column ``ident`` (the row number) first."""
     table = pd.DataFrame.from_records(rows)
     table.insert(0, ident, np.arange(len(table), dtype=np.int64))
@@ -124,7 +129,7 @@ class RunResult:
         return frame.drop(columns=[derived[2]]) if derived and derived[2] in frame.columns else frame
 
     @classmethod
-    def from_raw(cls, scenario: Scenario, raw: dict[str, Any], wall_time_s: float) -> RunResult:
+    def from_raw(cls, scenario: Scenario, raw: RunTables, wall_time_s: float) -> RunResult:
         flows, links, classes = (_with_id(raw[key], ID_COLUMNS[key]) for key in ("flows", "links", "classes"))
         classes["target_bps"] = classes["target_bps"].astype(float)
         return cls(

@@ -5,6 +5,12 @@ what was run; ``runs/KEY/`` holds each finished run's tables (written
 atomically by :func:`tcpeval.store.save_run`); ``catalog.sqlite`` has one row
 per run with its sweep point, seed, status and metrics.
 
+:class:`ResultsDB` is the one reader and writer of that directory: the
+sweep, ``tcpeval results query`` (:func:`results`) and the report
+(:func:`tcpeval.report.data.load_results`) all read the catalog through
+:meth:`ResultsDB.records` and the stored study files through
+:meth:`ResultsDB.study_spec` and :meth:`ResultsDB.study_info`.
+
 SQLite rather than DuckDB: it ships with Python, needs no server, and its
 transactions make each catalog row appear whole or not at all, which is what
 resuming needs. The per-run Parquet files stay readable by any tool.
@@ -71,7 +77,10 @@ _COLUMNS = "key, experiment, point, seed, status, error, wall_s, metrics, versio
 
 @dataclass(frozen=True)
 class RunRecord:
-    """The outcome of one run, as the catalog stores it."""
+    """The outcome of one run, as the catalog stores it: its sweep point
+    (parameter -> value as the study file wrote it), seed, status (``"ok"``
+    or ``"error"``), error text, wall-clock time (s) and metrics (name ->
+    number, None where the metric has no value)."""
 
     key: str
     experiment: str
@@ -204,7 +213,7 @@ class ResultsDB:
         differ from their recorded SHA-256: key -> the problems, one per file."""
         out = {}
         for key, files in self.stored_files().items():
-            if keys is not None and key not in keys or not files:
+            if (keys is not None and key not in keys) or not files:
                 continue  # rows from before checksums were kept are not checked
             if not self.run_dir(key).is_dir():
                 out[key] = [f"{self.run_dir(key)}: missing"]
@@ -270,6 +279,60 @@ class ResultsDB:
         except sqlite3.DatabaseError as e:
             raise StoreError(self.catalog, catalog_problem(e)) from None
 
+    def records(self, experiment: str | None = None) -> list[RunRecord]:
+        """The catalog's rows (of one ``experiment``, if given), parsed, in a
+        fixed order whatever order the runs finished or were re-measured in:
+        experiment, sweep point (its JSON text), seed, key. Their ``files``
+        are not read (None). Raises :class:`StoreError` naming the catalog
+        when a row's point or metrics is not a JSON object."""
+        q = "SELECT key, experiment, point, seed, status, error, wall_s, metrics FROM runs"
+        args: tuple[str, ...] = ()
+        if experiment is not None:
+            q += " WHERE experiment = ?"
+            args = (experiment,)
+        return [
+            RunRecord(
+                key=key,
+                experiment=exp,
+                point=self._json_object(point, f"run {key}: point"),
+                seed=seed,
+                status=status,
+                error=error,
+                wall_s=wall,
+                metrics=self._json_object(metrics, f"run {key}: metrics"),
+            )
+            for key, exp, point, seed, status, error, wall, metrics in self._query(
+                q + " ORDER BY experiment, point, seed, key", args
+            )
+        ]
+
+    def _json_object(self, text: str | None, what: str) -> dict[str, Any]:
+        """A JSON object column of the catalog ({} when empty)."""
+        if text is None or text == "":
+            return {}
+        try:
+            value = json.loads(text)
+        except ValueError as e:
+            raise StoreError(self.catalog, f"{what} is broken JSON ({e})") from None
+        if not isinstance(value, dict):
+            raise StoreError(self.catalog, f"{what} is not a JSON object: {text!r}")
+        return value
+
+    @property
+    def study_file(self) -> Path:
+        """The copy of the study file the sweep ran (``study.toml``)."""
+        return self.root / "study.toml"
+
+    def study_spec(self) -> dict[str, Any]:
+        """The stored study file, parsed ({} if there is none)."""
+        source = self.study_file
+        if not source.exists():
+            return {}
+        try:
+            return tomllib.loads(source.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as e:
+            raise StoreError(source, f"cannot read the stored study file ({e})") from None
+
     def study_info(self) -> dict[str, Any]:
         """The run information last written by :meth:`write_study` ({} if none)."""
         path = self.root / "study.json"
@@ -303,40 +366,27 @@ class ResultsDB:
         Rows come in a fixed order (experiment, sweep point, seed), whatever
         order the runs finished or were re-measured in.
         """
-        q = "SELECT key, experiment, point, seed, status, error, wall_s, metrics FROM runs"
-        args: tuple[str, ...] = ()
-        if experiment is not None:
-            q += " WHERE experiment = ?"
-            args = (experiment,)
         rows = []
-        for key, exp, point, seed, status, error, wall, metrics in self._query(
-            q + " ORDER BY experiment, point, seed, key", args
-        ):
+        for rec in self.records(experiment):
             row: dict[str, Any] = {
-                "key": key,
-                "experiment": exp,
-                "seed": seed,
-                "status": status,
-                "error": error,
-                "wall_s": wall,
+                "key": rec.key,
+                "experiment": rec.experiment,
+                "seed": rec.seed,
+                "status": rec.status,
+                "error": rec.error,
+                "wall_s": rec.wall_s,
             }
-            row.update(json.loads(point))
-            row.update(
-                {k: (float("nan") if v is None else v) for k, v in json.loads(metrics or "{}").items()}
-            )
+            row.update(rec.point)
+            row.update({k: (float("nan") if v is None else v) for k, v in rec.metrics.items()})
             rows.append(row)
         return self._with_derived(pd.DataFrame(rows))
 
     def _with_derived(self, frame: pd.DataFrame) -> pd.DataFrame:
         """Adds each experiment's derived metrics (:mod:`tcpeval.derived`),
         declared in the stored study file, to that experiment's rows."""
-        source = self.root / "study.toml"
-        if frame.empty or not source.exists():
+        if frame.empty or not self.study_file.exists():
             return frame
-        try:
-            spec = tomllib.loads(source.read_text(encoding="utf-8"))
-        except (ValueError, OSError) as e:
-            raise StoreError(source, f"cannot read the stored study file ({e})") from None
+        spec = self.study_spec()
         parts = []
         for exp in spec.get("experiment", []):
             part = frame[frame["experiment"] == exp["name"]]

@@ -337,7 +337,7 @@ def run_study(
     started_at = time.time()
     db = ResultsDB(out_dir)
     try:
-        info = {
+        info: dict[str, Any] = {
             "name": study.name,
             "mode": "quick" if quick else "full",
             "platform": platform or study.platform or "linux",

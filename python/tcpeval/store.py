@@ -179,7 +179,7 @@ def load_run(run_dir: str | Path) -> RunResult:
     unreadable file raises :class:`StoreError` naming it."""
     d = Path(run_dir)
     meta = _read_summary(d / SUMMARY)
-    tables = {name: _read_table(d / f"{name}.parquet") for name in TABLES}
+    tables: dict[str, Any] = {name: _read_table(d / f"{name}.parquet") for name in TABLES}
     return RunResult(
         scenario=Scenario(meta["scenario"]),
         sim_time_s=meta["sim_time_s"],

@@ -24,7 +24,7 @@ def check_metric(fn: str, args: Mapping[str, Any], at: str) -> None:
     if fn not in METRICS:
         raise ScenarioError(f"{at}.fn", f"unknown metric function '{fn}'; known: {', '.join(METRICS)}")
     params = inspect.signature(METRICS[fn]).parameters
-    accepted = [p for p in list(params)[1:]]
+    accepted = list(params)[1:]
     for arg in args:
         if arg not in accepted:
             raise ScenarioError(
@@ -59,11 +59,15 @@ def check_table(
     unknown = sorted(set(spec) - set(TABLE_KEYS))
     if unknown:
         raise ScenarioError(f"{at}.{unknown[0]}", f"unknown key; allowed: {', '.join(TABLE_KEYS)}")
-    for key, check, pool in (("rows", _param, params), ("columns", _metric, metrics)):
-        if key not in spec:
-            continue
-        value = spec[key]
-        if not isinstance(value, list):
-            raise ScenarioError(f"{at}.{key}", "must be a list")
-        for i, name in enumerate(value):
-            check(name, pool, f"{at}.{key}[{i}]")  # type: ignore[operator]
+    for i, name in enumerate(_list(spec, "rows", at)):
+        _param(name, params, f"{at}.rows[{i}]")
+    for i, name in enumerate(_list(spec, "columns", at)):
+        _metric(name, metrics, f"{at}.columns[{i}]")
+
+
+def _list(spec: Mapping[str, Any], key: str, at: str) -> list[Any]:
+    """``spec[key]`` (empty when absent); raises ``ScenarioError`` unless it is a list."""
+    value = spec.get(key, [])
+    if not isinstance(value, list):
+        raise ScenarioError(f"{at}.{key}", "must be a list")
+    return value

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, subprocess_env
+from conftest import subprocess_env
 from tcpeval.results_db import ResultsDB, results
 from tcpeval.runner import run_study
 from tcpeval.study import parse_study

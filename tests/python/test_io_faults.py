@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, subprocess_env
+from conftest import subprocess_env
 from test_study import TINY
 
 
@@ -127,17 +127,17 @@ def test_results_query_into_a_closed_pipe(tmp_path: Path) -> None:
             " VALUES (?, 'e', ?, 1, 'ok', 1.0, ?, '0', 0)",
             [(f"k{i:05d}", json.dumps({"x": i}), json.dumps({"m": float(i)})) for i in range(3000)],
         )
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "tcpeval.cli", "results", "query", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=_env(),
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    proc.stdout.readline()
-    proc.stdout.close()  # as `| head -1` does
-    err = proc.stderr.read().decode()
-    assert proc.wait(timeout=60) == 0, err
+    ) as proc:  # closes stderr at the end (an unclosed pipe is a ResourceWarning)
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.readline()
+        proc.stdout.close()  # as `| head -1` does
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=60) == 0, err
     assert "BrokenPipeError" not in err and "Exception ignored" not in err, err
 
 

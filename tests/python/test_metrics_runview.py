@@ -7,6 +7,11 @@ import pandas as pd
 import pytest
 
 from tcpeval.metrics.runview import (
+    flow_rows,
+    flow_series_of,
+    flow_start,
+    link_named,
+    link_queue_series,
     run_drop_probability,
     run_flow_goodputs,
     run_flow_jain,
@@ -14,6 +19,8 @@ from tcpeval.metrics.runview import (
     run_link_utilization,
     run_queue_stats,
     run_queue_trace,
+    run_window,
+    select_flows,
 )
 
 DURATION = 10.0
@@ -78,7 +85,7 @@ def fake_run():
         queue_series=queue_series,
         flows=flows,
         links=links,
-        duration=DURATION,
+        sim_time_s=DURATION,
     )
 
 
@@ -139,3 +146,27 @@ def test_traces_are_time_ordered_arrays():
         run_flow_trace(r, "C")
     with pytest.raises(KeyError, match="column"):
         run_flow_trace(r, 1, "rtt")
+
+
+def test_study_metric_lookups_select_by_name_and_copies():
+    r = fake_run()
+    r.flows = pd.concat([r.flows, r.flows.assign(flow=[3, 4], name=["B.0", "B.1"])], ignore_index=True)
+    assert select_flows(r, None) == [1, 2, 3, 4]
+    assert select_flows(r, ["B", "A"]) == [2, 3, 4, 1]  # selector order; "B" takes its copies B.0, B.1
+    with pytest.raises(ValueError, match=r"no flow named 'C'; flows: A, B, B\.0, B\.1"):
+        select_flows(r, ["C"])
+    assert list(flow_rows(r, [4, 1])["name"]) == ["A", "B.1"]  # table order
+    assert flow_start(r, 2) == 2.0
+    assert len(flow_series_of(r, 1)) == 101
+    assert link_named(r, "access")["link"] == 1
+    assert list(link_queue_series(r, "access")["qlen"]) == list(range(101))
+    with pytest.raises(ValueError, match="no link named 'x'; links: bottleneck, access"):
+        link_named(r, "x")
+
+
+def test_study_metric_window_is_capped_at_the_run_end():
+    r = fake_run()
+    assert run_window(r, None) == (0.0, DURATION)
+    assert run_window(r, [2, 50]) == (2.0, DURATION)
+    with pytest.raises(ValueError, match=r"window \[12, 20\] is empty for a 10.0 s run"):
+        run_window(r, [12, 20])

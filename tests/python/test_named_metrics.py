@@ -241,8 +241,13 @@ def test_convergence_cap_for_runs_that_never_converge() -> None:
     # b starts at 2 s and never delivers anything: NaN, or capped at 10 - 2 = 8 s.
     t = np.arange(0, 10.01, 0.5)
     flow_series = pd.DataFrame(
-        {"time": np.concatenate([t, t]), "flow": [0] * len(t) + [1] * len(t),
-         "delivered": np.concatenate([t * 1e6, 0 * t]), "cwnd": 10.0, "srtt": 0.1}
+        {
+            "time": np.concatenate([t, t]),
+            "flow": [0] * len(t) + [1] * len(t),
+            "delivered": np.concatenate([t * 1e6, 0 * t]),
+            "cwnd": 10.0,
+            "srtt": 0.1,
+        }
     )
     run = fake_run(10.0, {"time": t, "qlen": 0, "departed_bytes": 0, "drops": 0}, flow_series)
     run.flows["start"] = [0.0, 2.0]

@@ -9,7 +9,6 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
 from tcpeval.metrics.stats import mean_ci
-from tcpeval.plots._figure import marker_indices
 from tcpeval.plots import (
     Mark,
     Traces,
@@ -21,6 +20,7 @@ from tcpeval.plots import (
     save_figure,
     save_formats,
 )
+from tcpeval.plots._figure import marker_indices
 
 RTTS = [15, 30, 60, 120, 240, 480]
 
@@ -296,7 +296,6 @@ def test_series_with_their_own_times_and_a_secondary_axis_share_a_row():
 
 
 def test_marks_on_time_axes_and_freq_marks_on_spectra_are_labelled():
-    t, cwnd = ramp_then_sawtooth()
     rows = traces()
     fig = render(
         plot_timeseries_psd(
@@ -307,7 +306,7 @@ def test_marks_on_time_axes_and_freq_marks_on_spectra_are_labelled():
     )
     cwnd_ax, cwnd_psd, queue_ax, queue_psd = fig.axes
     for ax in (cwnd_ax, queue_ax):
-        (mark,) = [line for line in ax.lines if list(line.get_xdata()) == [26.05, 26.05]]
+        (_mark,) = [line for line in ax.lines if list(line.get_xdata()) == [26.05, 26.05]]  # exactly one
     assert max(cwnd_ax.get_xlim()) < 100  # the mark beyond the run is left out
     legend = [x.get_text() for x in cwnd_ax.get_legend().get_texts()]
     assert legend == ["flow 1", "flow 2", "t_sat, eq. (5)"]
@@ -347,7 +346,9 @@ def test_marker_indices_spread_evenly_and_apart_per_series():
 def test_metric_curves_differ_by_line_style_and_marker_not_colour_alone() -> None:
     from tcpeval.plots.curves import plot_metric_curves
 
-    fig = plot_metric_curves([1, 2, 3], {"a": [1, 2, 3], "b": [2, 3, 4], "c": [3, 4, 5]}, xlabel="x (s)", ylabel="y (s)")
+    fig = plot_metric_curves(
+        [1, 2, 3], {"a": [1, 2, 3], "b": [2, 3, 4], "c": [3, 4, 5]}, xlabel="x (s)", ylabel="y (s)"
+    )
     lines = fig.axes[0].get_lines()
     styles = {(ln.get_linestyle(), ln.get_marker()) for ln in lines}
     assert len(styles) == 3

@@ -18,7 +18,7 @@ from tcpeval.report import (
     StudyResults,
     experiment_figures,
     figure_outputs,
-    load_study,
+    load_results,
     table_output,
 )
 from tcpeval.report.page import parameters_text
@@ -55,7 +55,7 @@ def ok_seeds(algorithm: str, buffer: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def study(fake_study_dir) -> StudyResults:
-    return load_study(fake_study_dir)
+    return load_results(fake_study_dir)
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def test_line_figure_has_a_curve_and_band_per_group(figures):
     (ax,) = figures["grid-throughput-vs-buffer"].figure.axes
     assert [line.get_label() for line in ax.lines] == list(ALGORITHMS)
     assert len([c for c in ax.collections if isinstance(c, PolyCollection)]) == 2
-    for line, algorithm in zip(ax.lines, ALGORITHMS):
+    for line, algorithm in zip(ax.lines, ALGORITHMS, strict=True):
         assert list(line.get_xdata()) == list(BUFFERS)
         expected = [
             statistics.mean(throughput(algorithm, b, s) for s in ok_seeds(algorithm, b)) for b in BUFFERS
@@ -191,7 +191,9 @@ def test_experiment_without_runs_gets_messages(study, tmp_path):
 
 def test_table_rows_and_confidence_intervals(fake_study_dir, page):
     table = pd.read_csv(fake_study_dir / "tables" / "grid-per-point.csv")
-    assert list(zip(table["buffer"], table["algorithm"])) == [(b, a) for b in BUFFERS for a in ALGORITHMS]
+    assert list(zip(table["buffer"], table["algorithm"], strict=True)) == [
+        (b, a) for b in BUFFERS for a in ALGORITHMS
+    ]
     for _, row in table.iterrows():
         seeds = ok_seeds(row["algorithm"], row["buffer"])
         assert row["runs"] == len(seeds)
@@ -320,10 +322,9 @@ def test_scorecard_judges_each_claim_from_the_stored_runs(fake_study_dir, study,
 
 def test_scorecard_from_quick_mode_is_marked_indicative(tmp_path):
     from fake_study import write_fake_study
-
     from tcpeval.report.scorecard import scorecard
 
-    card = scorecard(load_study(write_fake_study(tmp_path / "quick", mode="quick")))
+    card = scorecard(load_results(write_fake_study(tmp_path / "quick", mode="quick")))
     assert all(v.indicative for v in card.verdicts)
     assert card.summary().endswith("(1 not measured in this mode; quick mode: indicative only)")
 
@@ -363,8 +364,15 @@ def test_a_top_claim_ranks_one_value_against_all_others():
             "thr": [700.0, 720.0, 690.0, 300.0, 650.0, 800.0, 9999.0],
         }
     )
-    claim = {"id": "c", "experiment": "e", "metric": "thr", "check": "top", "among": "algorithm",
-             "item": "cubic", "where": {"buffer": 100}}
+    claim = {
+        "id": "c",
+        "experiment": "e",
+        "metric": "thr",
+        "check": "top",
+        "among": "algorithm",
+        "item": "cubic",
+        "where": {"buffer": 100},
+    }
     # buffer 100: cubic 710 (mean of two) > bic 690 (the failed run's 9999 left out) > reno 300.
     v = verdict(claim, {"e": runs}, quick=False)
     assert (v.verdict, v.measured) == ("pass", "cubic 710; best other bic 690")
@@ -381,7 +389,6 @@ def test_a_top_claim_ranks_one_value_against_all_others():
 def traced_run(fake_study_dir):
     """The tables of the run the timeseries and throughput figures show."""
     from fake_study import TRACED
-
     from tcpeval.store import load_run
 
     return load_run(fake_study_dir / "runs" / run_key(*TRACED))
@@ -391,7 +398,7 @@ def test_aggregate_secondary_axis_links_psd_window_and_marks(figures, fake_study
     from tcpeval.metrics.runview import run_flow_trace, run_queue_trace
 
     out = figures["grid-aggregate"]
-    cwnd, cwnd_psd, q1, q1_psd, q2, q2_psd, twin = out.figure.axes
+    cwnd, cwnd_psd, q1, q1_psd, q2, _q2_psd, twin = out.figure.axes
     result = traced_run(fake_study_dir)
     # The aggregate of the one flow "a" is that flow's cwnd; "b" is on the right axis.
     (a_sum, b_enters) = cwnd.lines

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from tcpeval.report import build, load_study
+from tcpeval.report import build, load_results
 from tcpeval.report.figures import slug
 from tcpeval.runner import run_study
-from tcpeval.study import expand
-from tcpeval.study import load_study as load_study_file
+from tcpeval.study import expand, load_study
 
 SLOW = pytest.mark.slow
 
@@ -29,7 +28,7 @@ SLOW = pytest.mark.slow
     ],
 )
 def test_quick_mode_produces_every_declared_figure_and_table(name: str, tmp_path) -> None:
-    study = load_study_file(name)
+    study = load_study(name)
     summary = run_study(study, tmp_path, quick=True, progress=False)
     assert not summary.failed, [(f.experiment, f.point, f.error) for f in summary.failed]
     assert summary.ok == len(expand(study, quick=True))
@@ -41,7 +40,7 @@ def test_quick_mode_produces_every_declared_figure_and_table(name: str, tmp_path
     assert all(v.indicative for v in report.scorecard.verdicts)
     assert report.scorecard.measured > 0
     assert "id='scorecard'" in report.page.read_text(encoding="utf-8")
-    for experiment in load_study(tmp_path).experiments:
+    for experiment in load_results(tmp_path).experiments:
         name = experiment["name"]
         figures = report.figures[name]
         for declared in experiment.get("figure", []):

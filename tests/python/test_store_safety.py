@@ -4,7 +4,6 @@ catalogs and summaries (tcpeval.results_db, tcpeval.store)."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import ROOT, subprocess_env
+from conftest import subprocess_env
 from tcpeval.errors import StoreError
 from tcpeval.report import check_runs
 from tcpeval.results_db import ResultsDB, results

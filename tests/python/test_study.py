@@ -338,14 +338,36 @@ order = [{ algorithm = "bic" }, { algorithm = "reno" }]
     ("edit", "field", "message"),
     [
         (('experiment = "grid"', 'experiment = "grd"'), "claim[0].experiment", "no experiment 'grd'"),
-        (('metric = "goodput"\ncheck', 'metric = "speed"\ncheck'), "claim[0].metric", "'speed' is not a metric"),
-        (('check = "order"', 'check = "vibes"'), "claim[0].check", "allowed: value, range, order, ratio, top"),
+        (
+            ('metric = "goodput"\ncheck', 'metric = "speed"\ncheck'),
+            "claim[0].metric",
+            "'speed' is not a metric",
+        ),
+        (
+            ('check = "order"', 'check = "vibes"'),
+            "claim[0].check",
+            "allowed: value, range, order, ratio, top",
+        ),
         (('{ algorithm = "reno" }]', '{ algorithm = "vegas" }]'), "claim[0].order[1].algorithm", "'vegas'"),
-        (('order = [{ algorithm = "bic" }, ', 'order = ['), "claim[0].order", "at least two"),
+        (('order = [{ algorithm = "bic" }, ', "order = ["), "claim[0].order", "at least two"),
         (('check = "order"', 'check = "value"\npaper = 3'), "claim[0]", "unknown field(s) ['order']"),
         (('id = "bic-beats-reno"', 'id = "Bic beats"'), "claim[0].id", "a-z"),
-        (('check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]', 'check = "top"\namong = "algo"\nitem = "bic"'), "claim[0].among", "not a sweep parameter"),
-        (('check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]', 'check = "top"\namong = "algorithm"\nitem = "vegas"'), "claim[0].item", "'vegas' is not one of"),
+        (
+            (
+                'check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]',
+                'check = "top"\namong = "algo"\nitem = "bic"',
+            ),
+            "claim[0].among",
+            "not a sweep parameter",
+        ),
+        (
+            (
+                'check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]',
+                'check = "top"\namong = "algorithm"\nitem = "vegas"',
+            ),
+            "claim[0].item",
+            "'vegas' is not one of",
+        ),
     ],
 )
 def test_claims_are_checked_against_the_experiments(edit, field, message) -> None:
@@ -405,18 +427,34 @@ marks = [{ x = 1.0, label = "b starts" }]
         (("psd_window = [1, 4]", "psd_window = 3"), "figure[0].psd_window", "[t_start, t_end] in s"),
         (('aggregate = ["a"]', "aggregate = []"), "figure[0].aggregate", "non-empty list of names"),
         (('secondary_axis = ["b"]', 'secondary_axis = ["c"]'), "figure[0].secondary_axis", "'c' is neither"),
-        (('links = ["R1->R2", "R2->R1"]', 'links = ["R1->R2"]\nlink = "R1->R2"'), "figure[0].links", "not both"),
+        (
+            ('links = ["R1->R2", "R2->R1"]', 'links = ["R1->R2"]\nlink = "R1->R2"'),
+            "figure[0].links",
+            "not both",
+        ),
         (('links = ["R1->R2", "R2->R1"]', 'links = "R1->R2"'), "figure[0].links", "non-empty list of names"),
         (("{ x = 1.0, label", "{ t = 1.0, label"), "figure[0].marks[0]", "exactly the keys x (s) and label"),
-        (('label = "b starts" }]\nfreq', 'label = "" }]\nfreq'), "figure[0].marks[0].label", "non-empty string"),
+        (
+            ('label = "b starts" }]\nfreq', 'label = "" }]\nfreq'),
+            "figure[0].marks[0].label",
+            "non-empty string",
+        ),
         (("{ hz = 2.5,", "{ hz = -1,"), "figure[0].freq_marks[0].hz", "number > 0 (Hz)"),
         (("freq_marks = [{", "freq_marks = [ 3, {"), "figure[0].freq_marks[0]", "exactly the keys hz (Hz)"),
         (("rtt = 20 }", "rtt = 30 }"), "figure[0].where.rtt", "30 is not one of its values [20, 40]"),
         (("psd_window", "psd_windw"), "figure[0].psd_windw", "unknown key for a timeseries figure; allowed:"),
         (("interval = 0.5", "interval = 0"), "figure[1].interval", "number > 0 (s)"),
         (("interval = 0.5\n", ""), "figure[1].interval", "missing (a throughput figure needs interval)"),
-        (("cumulative_share = true", 'cumulative_share = "yes"'), "figure[1].cumulative_share", "true or false"),
-        (("cumulative_share", "psd_window = [1, 2]\ncumulative_share"), "figure[1].psd_window", "unknown key"),
+        (
+            ("cumulative_share = true", 'cumulative_share = "yes"'),
+            "figure[1].cumulative_share",
+            "true or false",
+        ),
+        (
+            ("cumulative_share", "psd_window = [1, 2]\ncumulative_share"),
+            "figure[1].psd_window",
+            "unknown key",
+        ),
         (('kind = "throughput"', 'kind = "pie"'), "figure[1].kind", "unknown kind 'pie'; use line,"),
     ],
 )

@@ -4,14 +4,13 @@ the sweep exit non-zero; --plan estimates the time before any run exists."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, subprocess_env
+from conftest import subprocess_env
 from tcpeval.plan import calibrate, plan, remaining_wall_s
 from tcpeval.study import StudyError, expand, parse_study
 from test_study import TINY
@@ -55,7 +54,10 @@ def _error(text: str) -> StudyError:
         (('group = "algorithm"', "ylim = [1, 0]"), "experiment[0].figure[0].ylim", "low < high"),
         (('group = "algorithm"', "x_factor = 0"), "experiment[0].figure[0].x_factor", "> 0"),
         (
-            ('kind = "line"\nx = "rtt"\ny = "goodput"', 'kind = "bars"\ny = ["goodput", "jain"]\nlabels = ["a"]'),
+            (
+                'kind = "line"\nx = "rtt"\ny = "goodput"',
+                'kind = "bars"\ny = ["goodput", "jain"]\nlabels = ["a"]',
+            ),
             "experiment[0].figure[0].labels",
             "one label per metric of y (2)",
         ),

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import subprocess_env
 
+from conftest import subprocess_env
 from tcpeval.errors import ScenarioError
 from tcpeval.scenario import load_scenario
 from tcpeval.testbed import host, names
@@ -232,10 +232,12 @@ def test_cleanup_after_an_exception_inside_the_run() -> None:
     from tcpeval.testbed.dumbbell import Bottleneck, Dumbbell
 
     before = set(names.namespaces())
-    with pytest.raises(RuntimeError, match="boom"):
-        with Dumbbell(hosts=1, bottleneck=Bottleneck(rate_bps=1e7, buffer_bytes=30000)) as d:
-            assert len(set(names.namespaces()) - before) == 4
-            raise RuntimeError("boom")
+    with (
+        pytest.raises(RuntimeError, match="boom"),
+        Dumbbell(hosts=1, bottleneck=Bottleneck(rate_bps=1e7, buffer_bytes=30000)) as d,
+    ):
+        assert len(set(names.namespaces()) - before) == 4
+        raise RuntimeError("boom")
     assert set(names.namespaces()) == before
     assert not (names.LOCK_DIR / f"{d.prefix}.lock").exists()
 
@@ -264,7 +266,7 @@ def _wait_for_namespaces(p: subprocess.Popen[str]) -> list[str]:
             time.sleep(1.5)  # the run's threads are inside them by now
             return ours
         time.sleep(0.05)
-    out, err = p.communicate(timeout=10)
+    _out, err = p.communicate(timeout=10)
     raise AssertionError(f"the run did not build its namespaces: {err}")
 
 
@@ -286,7 +288,7 @@ def test_sigkill_of_a_run_then_cleanup_command(tmp_path: Path) -> None:
     p = _start_cli_run(tmp_path, 30.0)
     left = _wait_for_namespaces(p)
     p.kill()
-    p.wait(timeout=10)
+    p.communicate(timeout=10)  # waits, and closes its pipes (an open one is a ResourceWarning)
     assert sorted(_ours(p.pid)) == sorted(left), "SIGKILL leaves the namespaces (bind mounts) behind"
     prefix = names.prefix_of(left[0])
     assert prefix is not None and not names.is_alive(prefix)
@@ -319,8 +321,19 @@ def test_without_privilege_the_cli_says_so_and_creates_nothing(tmp_path: Path) -
     c = subprocess.run(
         # Root without CAP_NET_ADMIN and CAP_SYS_ADMIN (dropped from the bounding
         # set, so the child cannot regain them): files stay readable.
-        ["setpriv", "--bounding-set=-net_admin,-sys_admin", "--inh-caps=-net_admin,-sys_admin",
-         sys.executable, "-m", "tcpeval.cli", "run", str(sc), "--backend", "linux", "--quiet"],  # fmt: skip
+        [
+            "setpriv",
+            "--bounding-set=-net_admin,-sys_admin",
+            "--inh-caps=-net_admin,-sys_admin",
+            sys.executable,
+            "-m",
+            "tcpeval.cli",
+            "run",
+            str(sc),
+            "--backend",
+            "linux",
+            "--quiet",
+        ],
         env=subprocess_env(),
         capture_output=True,
         text=True,
@@ -339,9 +352,13 @@ def test_without_privilege_the_cli_says_so_and_creates_nothing(tmp_path: Path) -
 def test_unavailable_algorithm_creates_nothing() -> None:
     from tcpeval.testbed.run import run_linux
 
-    missing = next(a for a in ("vegas", "htcp", "bic", "illinois") if a not in host.available_congestion_control())
+    missing = next(
+        a for a in ("vegas", "htcp", "bic", "illinois") if a not in host.available_congestion_control()
+    )
     before = set(names.namespaces())
-    with pytest.raises(TestbedError, match=rf"flows\[0\].algorithm: the kernel offers no congestion control '{missing}'"):
+    with pytest.raises(
+        TestbedError, match=rf"flows\[0\].algorithm: the kernel offers no congestion control '{missing}'"
+    ):
         run_linux(transfer(flows=[{"algorithm": missing, "rtt_ms": 40}]), progress=False)
     assert set(names.namespaces()) == before
 
@@ -369,9 +386,17 @@ def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
     from tcpeval.testbed.validate import matched_scenario, validate, write_report
 
     sc = load_scenario(transfer(duration_s=20.0, flows=[{"algorithm": "reno", "rtt_ms": 40, "count": 2}]))
-    v = validate(sc, 2, progress=False, run_kernel=lambda s, progress: run(matched_scenario(s), progress=False))
+    v = validate(
+        sc, 2, progress=False, run_kernel=lambda s, progress: run(matched_scenario(s), progress=False)
+    )
     t = v.table().set_index("metric")
-    assert set(t.index) >= {"goodput_mbps[0]", "goodput_mbps[1]", "window_reductions[1]", "drops", "mean_queue_pkts"}
+    assert set(t.index) >= {
+        "goodput_mbps[0]",
+        "goodput_mbps[1]",
+        "window_reductions[1]",
+        "drops",
+        "mean_queue_pkts",
+    }
     assert t.loc["window_reductions[0]", "sim"] > 0 and t.loc["drops", "sim"] > 0
     assert (t["kernel_sd"].dropna() == 0).all()
     assert (t["diff_pct"].dropna() == 0).all()

@@ -157,7 +157,10 @@ def test_per_flow_rtts_follow_their_distributions() -> None:
     ]
     r = tcpeval.run(scenario({"web": web}, duration_s=60, seed=13), progress=False)
     table = np.loadtxt(INTERNET_RTT, delimiter=",", comments="#", skiprows=6)
-    internet_cdf = lambda x: np.interp(x, table[:, 0], table[:, 1])
+
+    def internet_cdf(x: np.ndarray) -> np.ndarray:
+        return np.interp(x, table[:, 0], table[:, 1])
+
     dists = [
         internet_cdf,
         stats.lognorm(s=0.6, scale=60).cdf,

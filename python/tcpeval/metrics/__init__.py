@@ -3,7 +3,8 @@
 Each module covers one family of metrics (throughput, loss, queue, fairness,
 stability, convergence, saturation, spectra, Reno mode, flow completion times,
 replication statistics); :mod:`tcpeval.metrics.runview` adapts a run result's
-DataFrames to them. Times are in seconds, rates in bit/s, windows in packets.
+DataFrames to them (the one module that reads a run's tables), and
+:mod:`tcpeval.metrics.named` holds the per-run metrics a study file names. Times are in seconds, rates in bit/s, windows in packets.
 """
 
 from .convergence import convergence_time
@@ -27,7 +28,12 @@ from .loss import (
 from .queue import QueueStats, queue_stats, queueing_delay, queueing_delay_packets
 from .reno_mode import reno_mode_fraction
 from .runview import (
-    RunResult,
+    RunView,
+    flow_rows,
+    flow_series_of,
+    flow_start,
+    link_named,
+    link_queue_series,
     run_drop_probability,
     run_flow_goodputs,
     run_flow_jain,
@@ -35,6 +41,8 @@ from .runview import (
     run_link_utilization,
     run_queue_stats,
     run_queue_trace,
+    run_window,
+    select_flows,
 )
 from .saturation import (
     additive_increase_time,
@@ -70,7 +78,7 @@ __all__ = [
     "FctBuckets",
     "MeanCI",
     "QueueStats",
-    "RunResult",
+    "RunView",
     "additive_increase_time",
     "bandwidth_shares",
     "coefficient_of_variation",
@@ -84,10 +92,15 @@ __all__ = [
     "fair_to_reno",
     "fct_by_size",
     "flow_completion_times",
+    "flow_rows",
+    "flow_series_of",
+    "flow_start",
     "goodput",
     "intra_group_fairness",
     "jain_index",
     "limited_slow_start_time",
+    "link_named",
+    "link_queue_series",
     "link_utilization",
     "loss_ratio",
     "mean_ci",
@@ -110,7 +123,9 @@ __all__ = [
     "run_link_utilization",
     "run_queue_stats",
     "run_queue_trace",
+    "run_window",
     "sawtooth_peak_times",
+    "select_flows",
     "sliding_throughput",
     "slow_start_time",
     "tcp_friendliness",

@@ -80,6 +80,6 @@ def fct_by_size(
         completed[i] = done.size
         if done.size:
             mean[i] = done.mean()
-            for p, value in zip(levels, np.percentile(done, levels)):
+            for p, value in zip(levels, np.percentile(done, levels), strict=True):
                 table[p][i] = value
     return FctBuckets(bounds[:-1].copy(), bounds[1:].copy(), flows, completed, mean, table)

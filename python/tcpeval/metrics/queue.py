@@ -69,7 +69,7 @@ def queue_stats(
         mean=float(q.mean()),
         std=float(q.std()),
         max=float(q.max()),
-        percentiles={p: float(v) for p, v in zip(levels, values)},
+        percentiles={p: float(v) for p, v in zip(levels, values, strict=True)},
         samples=int(q.size),
     )
 

@@ -1,7 +1,8 @@
-"""Adapters from a simulation run result to the array metrics.
+"""The adapter from a simulation run result to the array metrics: the one
+module that knows how a run's tables are laid out and looked up.
 
 The engine delivers a run result ``r`` holding pandas DataFrames (the
-contract, see :class:`RunResult`):
+contract, see :class:`RunView`; :class:`tcpeval.RunResult` is one):
 
 * ``r.flow_series``: ``time`` (s), ``flow`` (id), ``cwnd`` and ``ssthresh``
   (packets; ssthresh inf if unset), ``srtt`` (s, NaN if none), ``delivered``
@@ -16,9 +17,12 @@ contract, see :class:`RunResult`):
 * ``r.links``: one row per link: ``link``, ``name``, ``rate_bps``, ``delay``
   (s), ``buffer`` (packets), ``arrivals``, ``drops``, ``departures``,
   ``bytes_departed``, ``max_qlen``;
-* ``r.duration``: simulated time (s).
+* ``r.sim_time_s``: simulated time (s).
 
-Flows and links are named by their integer id or by their ``name``.
+The ``run_*`` functions name flows and links by their integer id or by their
+``name``. The lookups below them (:func:`select_flows`, :func:`link_named`,
+:func:`link_queue_series`, :func:`run_window`, ...) serve the study-file
+metrics of :mod:`tcpeval.metrics.named`, which select flows by name list.
 """
 
 from __future__ import annotations
@@ -35,14 +39,78 @@ from .queue import QueueStats, queue_stats
 from .throughput import throughput
 
 
-class RunResult(Protocol):
-    """What the adapters read from a run result (the engine's output contract)."""
+class RunView(Protocol):
+    """What the metrics read from a run result (the engine's output
+    contract): :class:`tcpeval.RunResult`, or any object with these tables."""
 
     flow_series: pd.DataFrame
     queue_series: pd.DataFrame
     flows: pd.DataFrame
     links: pd.DataFrame
-    duration: float
+    sim_time_s: float
+    """Simulated time covered, s."""
+
+
+def select_flows(r: RunView, selectors: Sequence[str] | None) -> list[int]:
+    """Ids of the flows named by ``selectors`` (all flows when None), in
+    selector order: a name selects its flow and the copies ``name.0``,
+    ``name.1``, ... of a flow entry with ``count > 1``. Raises ``ValueError``
+    naming an unknown selector and the flows there are."""
+    names = r.flows["name"].astype(str)
+    if selectors is None:
+        return list(r.flows["flow"])
+    ids: list[int] = []
+    for sel in selectors:
+        hit = r.flows["flow"][(names == sel) | names.str.startswith(f"{sel}.")]
+        if hit.empty:
+            raise ValueError(f"no flow named {sel!r}; flows: {', '.join(names)}")
+        ids.extend(int(i) for i in hit)
+    return ids
+
+
+def run_window(r: RunView, window: Sequence[float] | None) -> tuple[float, float]:
+    """``[t0, t1]`` (s) of a study-file ``window``, capped at the run's end;
+    the whole run when None. Raises ``ValueError`` when it is empty."""
+    if window is None:
+        return 0.0, float(r.sim_time_s)
+    lo, hi = float(window[0]), min(float(window[1]), float(r.sim_time_s))
+    if not hi > lo:
+        raise ValueError(f"window {list(window)} is empty for a {r.sim_time_s} s run")
+    return lo, hi
+
+
+def flow_rows(r: RunView, ids: Iterable[int]) -> pd.DataFrame:
+    """The rows of ``r.flows`` of the flows ``ids``, in table order."""
+    return r.flows[r.flows["flow"].isin(list(ids))]
+
+
+def flow_series_of(r: RunView, flow: int) -> pd.DataFrame:
+    """The ``r.flow_series`` samples of flow id ``flow``, in table order."""
+    return r.flow_series[r.flow_series["flow"] == flow]
+
+
+def flow_start(r: RunView, flow: int) -> float:
+    """Start time of flow id ``flow``, s."""
+    return float(r.flows.loc[r.flows["flow"] == flow, "start"].iloc[0])
+
+
+def link_named(r: RunView, link: str) -> pd.Series:
+    """The ``r.links`` row of the link called ``link`` (e.g. ``"R1->R2"``);
+    raises ``ValueError`` naming the links there are."""
+    rows = r.links[r.links["name"] == link]
+    if rows.empty:
+        raise ValueError(f"no link named {link!r}; links: {', '.join(r.links['name'])}")
+    return rows.iloc[0]
+
+
+def link_queue_series(r: RunView, link: str) -> pd.DataFrame:
+    """The ``r.queue_series`` samples of the link called ``link``; raises
+    ``ValueError`` when the run did not sample it."""
+    row = link_named(r, link)
+    s = r.queue_series[r.queue_series["link"] == int(row["link"])]
+    if s.empty:
+        raise ValueError(f"link {link!r} has no queue series (add it to probes.queue_links)")
+    return s
 
 
 def _row(table: pd.DataFrame, id_column: str, key: int | str, what: str) -> pd.Series:
@@ -60,36 +128,36 @@ def _trace(series: pd.DataFrame, id_column: str, ident: int, column: str) -> tup
     return rows["time"].to_numpy(dtype=float), rows[column].to_numpy(dtype=float)
 
 
-def run_flow_trace(r: RunResult, flow: int | str, column: str = "cwnd") -> tuple[np.ndarray, np.ndarray]:
+def run_flow_trace(r: RunView, flow: int | str, column: str = "cwnd") -> tuple[np.ndarray, np.ndarray]:
     """``(time, values)`` arrays of one flow's ``column`` from ``r.flow_series``, in time order."""
     ident = int(_row(r.flows, "flow", flow, "flow")["flow"])
     return _trace(r.flow_series, "flow", ident, column)
 
 
-def run_queue_trace(r: RunResult, link: int | str, column: str = "qlen") -> tuple[np.ndarray, np.ndarray]:
+def run_queue_trace(r: RunView, link: int | str, column: str = "qlen") -> tuple[np.ndarray, np.ndarray]:
     """``(time, values)`` arrays of one link's ``column`` from ``r.queue_series``, in time order."""
     ident = int(_row(r.links, "link", link, "link")["link"])
     return _trace(r.queue_series, "link", ident, column)
 
 
 def _flow_window(
-    r: RunResult, row: pd.Series, t_start: float | None, t_end: float | None
+    r: RunView, row: pd.Series, t_start: float | None, t_end: float | None
 ) -> tuple[float, float]:
     lo = float(row["start"]) if t_start is None else float(t_start)
     if t_end is not None:
         return lo, float(t_end)
     stop = float(row["stop"])
-    return lo, min(stop, float(r.duration)) if np.isfinite(stop) else float(r.duration)
+    return lo, min(stop, float(r.sim_time_s)) if np.isfinite(stop) else float(r.sim_time_s)
 
 
-def _selected_flows(r: RunResult, flows: Iterable[int | str] | None) -> list[pd.Series]:
+def _selected_flows(r: RunView, flows: Iterable[int | str] | None) -> list[pd.Series]:
     if flows is None:
         return [row for _, row in r.flows.iterrows()]
     return [_row(r.flows, "flow", f, "flow") for f in flows]
 
 
 def run_flow_goodputs(
-    r: RunResult,
+    r: RunView,
     t_start: float | None = None,
     t_end: float | None = None,
     flows: Iterable[int | str] | None = None,
@@ -114,7 +182,7 @@ def run_flow_goodputs(
 
 
 def run_flow_jain(
-    r: RunResult,
+    r: RunView,
     t_start: float | None = None,
     t_end: float | None = None,
     flows: Iterable[int | str] | None = None,
@@ -124,7 +192,7 @@ def run_flow_jain(
 
 
 def run_link_utilization(
-    r: RunResult,
+    r: RunView,
     link: int | str,
     t_start: float | None = None,
     t_end: float | None = None,
@@ -133,19 +201,19 @@ def run_link_utilization(
     """Utilization of a link: carried bits / (rate_bps * duration), dimensionless.
 
     Without ``flows``: the link's own counter, ``8 * bytes_departed /
-    (rate_bps * r.duration)``; the contract gives that counter only for the
-    whole run, so a window other than ``[0, r.duration]`` raises
+    (rate_bps * r.sim_time_s)``; the contract gives that counter only for the
+    whole run, so a window other than ``[0, r.sim_time_s]`` raises
     ``ValueError``. With ``flows`` (the flows crossing the link): the sum of
     their delivered bytes over ``[t_start, t_end]`` (default ``[0,
-    r.duration]``), i.e. goodput-based utilization, which excludes
+    r.sim_time_s]``), i.e. goodput-based utilization, which excludes
     retransmissions and headers.
     """
     row = _row(r.links, "link", link, "link")
     rate = float(row["rate_bps"])
     lo = 0.0 if t_start is None else float(t_start)
-    hi = float(r.duration) if t_end is None else float(t_end)
+    hi = float(r.sim_time_s) if t_end is None else float(t_end)
     if flows is None:
-        if lo != 0.0 or hi != float(r.duration):
+        if lo != 0.0 or hi != float(r.sim_time_s):
             raise ValueError(
                 "the link counters cover the whole run only; pass the flows crossing the link "
                 "to measure a window"
@@ -156,7 +224,7 @@ def run_link_utilization(
 
 
 def run_queue_stats(
-    r: RunResult,
+    r: RunView,
     link: int | str,
     t_start: float | None = None,
     t_end: float | None = None,
@@ -172,7 +240,7 @@ def run_queue_stats(
     return queue_stats(qlen, time, t_start, t_end, buffer=float(row["buffer"]), percentiles=percentiles)
 
 
-def run_drop_probability(r: RunResult, link: int | str) -> float:
+def run_drop_probability(r: RunView, link: int | str) -> float:
     """Drop probability of a link over the run: ``drops / arrivals`` (NaN if nothing arrived)."""
     row = _row(r.links, "link", link, "link")
     return float(drop_probability(float(row["drops"]), float(row["arrivals"])))

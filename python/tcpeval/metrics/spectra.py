@@ -10,8 +10,10 @@ period; the sampling frequency is taken from ``time``.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import signal
 
 from ._series import as_1d, paired, sample_period, window_mask
@@ -19,7 +21,8 @@ from ._series import as_1d, paired, sample_period, window_mask
 
 def _windowed(
     time: ArrayLike, x: ArrayLike, t_start: float | None, t_end: float | None
-) -> tuple[np.ndarray, float]:
+) -> tuple[NDArray[np.float64], float]:
+    """The samples of ``x`` in ``[t_start, t_end)`` (floats) and their sampling frequency, Hz."""
     t, v = paired(time, x, "x")
     keep = window_mask(t, t_start, t_end)
     t, v = t[keep], v[keep]
@@ -32,7 +35,7 @@ def periodogram_psd(
     t_start: float | None = None,
     t_end: float | None = None,
     window: str = "boxcar",
-    detrend: str = "constant",
+    detrend: Literal["constant", "linear"] = "constant",
 ) -> tuple[np.ndarray, np.ndarray]:
     """One-sided periodogram of a sampled series over ``[t_start, t_end)``.
 
@@ -46,7 +49,10 @@ def periodogram_psd(
     cwnd and queue series.
     """
     v, fs = _windowed(time, x, t_start, t_end)
-    f, pxx = signal.periodogram(v, fs=fs, window=window, detrend=detrend, scaling="density")
+    # scipy-stubs 1.17 spell detrend "linear" as "literal", so no overload matches.
+    f, pxx = signal.periodogram(  # type: ignore[call-overload]
+        v, fs=fs, window=window, detrend=detrend, scaling="density"
+    )
     return f, pxx
 
 
@@ -57,7 +63,7 @@ def welch_psd(
     t_end: float | None = None,
     nperseg: int | None = None,
     window: str = "hann",
-    detrend: str = "constant",
+    detrend: Literal["constant", "linear"] = "constant",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Welch estimate of the power spectral density over ``[t_start, t_end)``.
 
@@ -73,7 +79,9 @@ def welch_psd(
     """
     v, fs = _windowed(time, x, t_start, t_end)
     segment = max(v.size // 4, 1) if nperseg is None else int(nperseg)
-    f, pxx = signal.welch(v, fs=fs, window=window, nperseg=segment, detrend=detrend, scaling="density")
+    f, pxx = signal.welch(  # type: ignore[call-overload]  # detrend, as in periodogram_psd
+        v, fs=fs, window=window, nperseg=segment, detrend=detrend, scaling="density"
+    )
     return f, pxx
 
 

@@ -10,24 +10,31 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import matplotlib as mpl
 import numpy as np
-from matplotlib import cycler
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.rcsetup import cycler
 
 from tcpeval.errors import StoreError
 from tcpeval.files import atomic_path
 
-_TAB20 = list(mpl.colormaps["tab20"].colors)
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+_TAB20_MAP = mpl.colormaps["tab20"]
+assert isinstance(_TAB20_MAP, ListedColormap)  # a fixed list of colours, not a gradient
+_TAB20 = list(cast("Sequence[tuple[float, float, float]]", _TAB20_MAP.colors))
 #: 20 distinct colours: tab10's ten strong ones, then their light partners, so
 #: a study with eleven algorithms never repeats a colour.
 COLORS = _TAB20[0::2] + _TAB20[1::2]
 
-STYLE: dict[str, object] = {
+STYLE: dict[RcKeyType, Any] = {
     "axes.prop_cycle": cycler(color=COLORS),
     "font.size": 9,
     "axes.titlesize": 9,
@@ -64,7 +71,7 @@ LINESTYLES = ("-", "--", "-.", ":")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
-def series_style(index: int) -> dict[str, object]:
+def series_style(index: int) -> dict[str, Any]:
     """Line style and marker of the ``index``-th series of an axes, so that
     series stay apart in grey-scale print and for colour-blind readers (the
     colour still comes from the cycle): four dash patterns times eight open

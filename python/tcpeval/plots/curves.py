@@ -13,7 +13,6 @@ from numpy.typing import ArrayLike
 from ..metrics.stats import nan_mean_ci
 from ._figure import house_style, new_figure, place_legend, save, series_style
 
-
 # Labels that fit side by side under a 3.5-inch-wide figure's axis at the house font size.
 MAX_X_LABELS = 6
 

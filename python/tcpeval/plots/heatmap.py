@@ -64,7 +64,7 @@ def plot_heatmap(
             linewidth=0.5,
         )
         if annotate:
-            for i, j in zip(*np.nonzero(~np.ma.getmaskarray(grid))):
+            for i, j in zip(*np.nonzero(~np.ma.getmaskarray(grid)), strict=True):
                 red, green, blue, _ = colors(mesh.norm(grid[i, j]))
                 luminance = 0.2126 * red + 0.7152 * green + 0.0722 * blue
                 ax.text(

@@ -180,7 +180,10 @@ def plot_timeseries_psd(
     """
     if not rows:
         raise ValueError("nothing to plot: no rows")
-    estimators = {"periodogram": periodogram_psd, "welch": welch_psd}
+    estimators: dict[str, Callable[..., tuple[np.ndarray, np.ndarray]]] = {
+        "periodogram": periodogram_psd,
+        "welch": welch_psd,
+    }
     if method not in estimators:
         raise ValueError(f"method must be one of {sorted(estimators)}, got {method!r}")
     psd = estimators[method]
@@ -192,13 +195,13 @@ def plot_timeseries_psd(
     with house_style():
         fig = new_figure(7.0, 2.0 * len(rows) + 0.4)
         grid = fig.subplots(len(rows), 2, squeeze=False, width_ratios=[2.2, 1.0])
-        for (left, right), row in zip(grid, rows):
+        for (left, right), row in zip(grid, rows, strict=True):
             twin = left.twinx() if any(name in row.secondary for name in row.values) else None
             top, f_lo, f_hi = 0.0, np.inf, 0.0
             for i, (name, t, v) in enumerate(row.series()):
                 style = series_style(i)
-                on_twin = twin is not None and name in row.secondary
-                ax = twin if on_twin else left
+                ax = twin if twin is not None and name in row.secondary else left
+                on_twin = ax is not left
                 keep = window_mask(t, t_start, t_end)
                 shown_name = f"{name} (right axis)" if on_twin else name
                 # The colour by position in the row, not by the axes' own cycle,

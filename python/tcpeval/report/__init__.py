@@ -5,7 +5,7 @@
 PosixPath('.../results/linux-variants/report.html')
 
 The input is a study's results directory (docs/study-format.md, read by
-:mod:`tcpeval.report.data`); the figure kinds and file names are described
+:func:`tcpeval.report.data.load_results`); the figure kinds and file names are described
 in :mod:`tcpeval.report.figures`, the tables in :mod:`tcpeval.report.tables`
 and the page in :mod:`tcpeval.report.page`.
 """
@@ -21,7 +21,7 @@ from tcpeval.errors import StoreError
 from tcpeval.files import write_text_atomic
 from tcpeval.results_db import ResultsDB
 
-from .data import StudyResults, experiment_runs, load_study
+from .data import StudyResults, experiment_runs, load_results
 from .figures import FigureOutput, experiment_figures, figure_outputs
 from .page import experiment_html, page_html
 from .saving import FigureSaver
@@ -40,7 +40,7 @@ __all__ = [
     "experiment_runs",
     "experiment_tables",
     "figure_outputs",
-    "load_study",
+    "load_results",
     "table_output",
 ]
 
@@ -68,7 +68,7 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
     the study.
     """
     check_runs(study_dir)
-    study = load_study(study_dir)
+    study = load_results(study_dir)
     figures: dict[str, list[FigureOutput]] = {}
     tables: dict[str, list[TableOutput]] = {}
     with FigureSaver(workers or os.cpu_count() or 1, progress) as saver:

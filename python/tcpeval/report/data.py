@@ -1,6 +1,9 @@
-"""Reading a study's results directory (docs/study-format.md) into pandas.
+"""A study's results directory (docs/study-format.md) as the report sees it:
+one pandas DataFrame of runs per experiment.
 
-The report reads only the results layout, never the running study:
+The report reads only the results layout, never the running study, and
+reads it through :class:`tcpeval.results_db.ResultsDB`, the directory's one
+reader:
 
 * ``study.toml``: the study as run; its ``experiment`` array declares each
   experiment's sweep, metrics, figures and tables;
@@ -12,8 +15,8 @@ The report reads only the results layout, never the running study:
   name -> number or null);
 * ``runs/KEY/``: the tables of each ok run (:func:`tcpeval.store.load_run`).
 
-Each experiment becomes one DataFrame with a row per run (see
-:func:`experiment_runs`). Sweep values that are TOML tables or arrays (a
+:func:`load_results` makes each experiment one DataFrame with a row per run
+(see :func:`experiment_runs`). Sweep values that are TOML tables or arrays (a
 buffer of ``{ bdp = 0.5 }``) are kept as their canonical JSON text so that
 they can be compared, grouped and shown (:func:`canonical`).
 """
@@ -21,9 +24,7 @@ they can be compared, grouped and shown (:func:`canonical`).
 from __future__ import annotations
 
 import json
-import sqlite3
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..derived import add_derived
+from ..results_db import ResultsDB, RunRecord
 
 RUN_COLUMNS = ("key", "seed", "status", "error", "wall_s")
 """The columns every experiment frame starts with, before its sweep
@@ -99,17 +101,9 @@ class StudyResults:
         return order
 
 
-def _read_json_object(text: str | None, what: str) -> dict[str, Any]:
-    if text is None or text == "":
-        return {}
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        raise TypeError(f"{what} is not a JSON object: {text!r}")
-    return value
-
-
-def experiment_runs(connection: sqlite3.Connection, experiment: Mapping[str, Any]) -> pd.DataFrame:
-    """One row per run of ``experiment`` in the catalog.
+def experiment_runs(records: Iterable[RunRecord], experiment: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per catalog record of ``experiment`` (``records``: its rows,
+    :meth:`tcpeval.results_db.ResultsDB.records`).
 
     Columns: ``key``, ``seed``, ``status`` (``"ok"``/``"error"``),
     ``error`` (text or None), ``wall_s`` (wall-clock run time, s), then one
@@ -126,53 +120,48 @@ def experiment_runs(connection: sqlite3.Connection, experiment: Mapping[str, Any
     clash = set(RUN_COLUMNS) & set(params + metrics) | set(params) & set(metrics)
     if clash:
         raise ValueError(f"experiment {name!r}: names used twice as columns: {sorted(clash)}")
-    rows = connection.execute(
-        "SELECT key, seed, status, error, wall_s, point, metrics FROM runs WHERE experiment = ? ORDER BY key",
-        (name,),
-    ).fetchall()
-    records = []
-    for key, seed, status, error, wall_s, point_text, metrics_text in rows:
-        point = _read_json_object(point_text, f"run {key}: point")
-        values = _read_json_object(metrics_text, f"run {key}: metrics")
-        for extra in values:
+    rows = []
+    for rec in sorted(records, key=lambda r: r.key):
+        if rec.experiment != name:
+            raise ValueError(f"run {rec.key} is of experiment {rec.experiment!r}, not {name!r}")
+        for extra in rec.metrics:
             if extra not in metrics and extra not in RUN_COLUMNS and extra not in params:
                 metrics.append(extra)
-        record: dict[str, Any] = {
-            "key": key,
-            "seed": seed,
-            "status": status,
-            "error": error,
-            "wall_s": wall_s,
+        row: dict[str, Any] = {
+            "key": rec.key,
+            "seed": rec.seed,
+            "status": rec.status,
+            "error": rec.error,
+            "wall_s": rec.wall_s,
         }
-        record.update({p: canonical(point[p]) if p in point else None for p in params})
-        record.update({m: values.get(m) for m in metrics})
-        records.append(record)
+        row.update({p: canonical(rec.point[p]) if p in rec.point else None for p in params})
+        row.update({m: rec.metrics.get(m) for m in metrics})
+        rows.append(row)
     columns = [*RUN_COLUMNS, *params, *metrics]
-    frame = pd.DataFrame.from_records(records, columns=columns)
+    frame = pd.DataFrame.from_records(rows, columns=columns)
     for m in metrics:
         frame[m] = pd.to_numeric(frame[m], errors="coerce").astype(float)
     frame["wall_s"] = frame["wall_s"].astype(float)
     return add_derived(frame, params, experiment.get("derived", []))
 
 
-def load_study(study_dir: str | Path) -> StudyResults:
+def load_results(study_dir: str | Path) -> StudyResults:
     """Read a study's results directory (see the module docstring).
 
     The catalog is opened read-only, so a report can be built while the
-    study still runs (it then shows the runs finished so far).
+    study still runs (it then shows the runs finished so far). A missing
+    or unreadable file raises an ``OSError`` naming it.
     """
     directory = Path(study_dir).resolve()
-    with (directory / "study.toml").open("rb") as f:
-        spec = tomllib.load(f)
-    meta = json.loads((directory / "study.json").read_text())
-    catalog = directory / "catalog.sqlite"
-    if not catalog.exists():
-        raise FileNotFoundError(f"no catalog in {directory}: {catalog.name} is missing")
-    connection = sqlite3.connect(f"{catalog.as_uri()}?mode=ro", uri=True)
+    db = ResultsDB(directory, readonly=True)
     try:
-        runs = {e["name"]: experiment_runs(connection, e) for e in spec.get("experiment", [])}
+        for path in (db.study_file, directory / "study.json"):
+            if not path.exists():
+                raise FileNotFoundError(f"{path}: missing: not a study results directory")
+        spec, meta = db.study_spec(), db.study_info()
+        runs = {e["name"]: experiment_runs(db.records(e["name"]), e) for e in spec.get("experiment", [])}
     finally:
-        connection.close()
+        db.close()
     return StudyResults(directory=directory, spec=spec, meta=meta, runs=runs)
 
 
@@ -202,6 +191,6 @@ def present_values(
     seen = set(frame[list(params)].itertuples(index=False, name=None))
     orders = [study.values(experiment, p) for p in params]
     combos: list[dict[str, Value]] = [{}]
-    for param, order in zip(params, orders):
+    for param, order in zip(params, orders, strict=True):
         combos = [{**c, param: v} for c in combos for v in order]
     return [c for c in combos if tuple(c[p] for p in params) in seen]

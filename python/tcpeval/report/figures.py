@@ -193,7 +193,7 @@ def _line(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Fi
     xs = ctx.values(with_values, x)
     groups = [(name, g) for name, g in ctx.groups(runs, group) if g[y].notna().any()]
     samples = _stack([[select(g, {x: v})[y].to_numpy(dtype=float) for v in xs] for _, g in groups])
-    curves = {name if name is not None else y: s for (name, _), s in zip(groups, samples)}
+    curves = {name if name is not None else y: s for (name, _), s in zip(groups, samples, strict=True)}
     numeric = all(_is_number(v) for v in xs)
     factor = float(ctx.spec.get("x_factor", 1.0))
     positions = [float(v) * factor for v in xs] if numeric else list(range(len(xs)))
@@ -212,7 +212,9 @@ def _line(ctx: _Context, runs: pd.DataFrame, title: str, notes: list[str]) -> Fi
     if "ylim" in ctx.spec:
         ax.set_ylim(*ctx.spec["ylim"])
     if group is not None:
-        ax.get_legend().set_title(group)
+        legend = ax.get_legend()
+        assert legend is not None, "place_legend made one"
+        legend.set_title(group)
     return fig
 
 

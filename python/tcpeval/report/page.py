@@ -248,9 +248,7 @@ def experiment_html(
     return "\n".join(parts)
 
 
-def page_html(
-    study: StudyResults, sections: Sequence[str], tcpeval_version: str, card: Scorecard
-) -> str:
+def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str, card: Scorecard) -> str:
     """The whole page: a header describing the study and its runs, a table
     of contents, the claims scorecard, and the experiment ``sections`` (from
     :func:`experiment_html`)."""

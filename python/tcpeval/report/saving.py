@@ -46,7 +46,7 @@ class FigureSaver:
 
     def submit(self, fig: Figure, paths: Sequence[Path]) -> None:
         """Write ``fig`` to each of ``paths`` (formats from the extensions)."""
-        self._bar.total += 1
+        self._bar.total = (self._bar.total or 0) + 1
         self._bar.refresh()
         if self._pool is None:
             save_formats(fig, paths)

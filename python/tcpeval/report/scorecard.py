@@ -59,7 +59,18 @@ def scorecard(study: StudyResults) -> Scorecard:
     return Scorecard(out, quick)
 
 
-COLUMNS = ("id", "source", "claim", "experiment", "metric", "paper", "tcpeval", "verdict", "indicative", "note")
+COLUMNS = (
+    "id",
+    "source",
+    "claim",
+    "experiment",
+    "metric",
+    "paper",
+    "tcpeval",
+    "verdict",
+    "indicative",
+    "note",
+)
 """Columns of ``scorecard.csv``."""
 
 
@@ -126,7 +137,9 @@ def scorecard_html(card: Scorecard) -> str:
         f"<p class='score'>{esc(card.summary())}. A miss is reported as measured, with the "
         "investigated cause in its note (scorecard.csv has the same rows).</p>"
         "<table class='scorecard'><thead><tr><th>claim</th><th>paper</th><th>tcpeval</th>"
-        "<th>verdict</th><th>note</th></tr></thead><tbody>" + "".join(body) + "</tbody></table>"
+        "<th>verdict</th><th>note</th></tr></thead><tbody>"
+        + "".join(body)
+        + "</tbody></table>"
         + legend
         + "</section>"
     )

@@ -40,7 +40,7 @@ def summed_series(series: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.n
     grid, first = np.unique(np.concatenate(ticks), return_index=True)
     time = np.concatenate([t for t, _ in spans])[first]
     total = np.zeros(grid.size)
-    for tick, (_, v) in zip(ticks, spans):
+    for tick, (_, v) in zip(ticks, spans, strict=True):
         np.add.at(total, np.searchsorted(grid, tick), v)
     return time, total
 

@@ -6,6 +6,7 @@ namespaces. Nothing outside the testbed's namespaces is touched."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -26,10 +27,8 @@ def remove_namespace(ns: str) -> None:
     """Kills what runs inside ``ns`` (never this process) and deletes it."""
     for pid in _pids_in(ns):
         if pid != os.getpid():
-            try:
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
     iproute.run(["ip", "netns", "delete", ns], check=False)
 
 

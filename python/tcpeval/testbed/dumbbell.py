@@ -113,7 +113,9 @@ class Dumbbell:
             ns = self.ns(role)
             ip(None, "netns", "add", ns)
             self._made.append(ns)
-            iproute.sysctl(ns, {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"})
+            iproute.sysctl(
+                ns, {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"}
+            )
             ip(ns, "link", "set", "lo", "up")
         left, router, wire, right = (self.ns(r) for r in ROLES)
         ip(left, "link", "add", "eth0", "type", "veth", "peer", "name", "left0", "netns", router)
@@ -124,7 +126,12 @@ class Dumbbell:
         ip(router, "addr", "add", f"{ROUTER_RIGHT}/24", "dev", "right0")
         for i in range(self.hosts):
             ip(right, "addr", "add", f"{self.host_addr(i)}/24", "dev", "eth0")
-        for ns, devs in ((left, ["eth0"]), (router, ["left0", "right0"]), (wire, ["wr", "wh"]), (right, ["eth0"])):
+        for ns, devs in (
+            (left, ["eth0"]),
+            (router, ["left0", "right0"]),
+            (wire, ["wr", "wh"]),
+            (right, ["eth0"]),
+        ):
             for d in devs:
                 ip(ns, "link", "set", d, "up")
         ip(left, "route", "add", "default", "via", ROUTER_LEFT)
@@ -140,7 +147,12 @@ class Dumbbell:
         iproute.sysctl(router, {"net.ipv4.ip_forward": "1"})
         self.facts["sysctls"] = dict(host_sysctls)
         offloads = []
-        for ns, devs in ((left, ["eth0"]), (router, ["left0", "right0"]), (wire, ["wr", "wh"]), (right, ["eth0"])):
+        for ns, devs in (
+            (left, ["eth0"]),
+            (router, ["left0", "right0"]),
+            (wire, ["wr", "wh"]),
+            (right, ["eth0"]),
+        ):
             offloads += json.loads(_core.testbed_disable_offloads(ns, devs))
         self.facts["offloads_still_on"] = [f"{o['ifname']}:{o['feature']}" for o in offloads if o["on"]]
         self._bottleneck_qdisc(router, "right0", self.bottleneck)

@@ -40,14 +40,20 @@ def check_can_run() -> None:
         if shutil.which(tool) is None:
             raise TestbedError(f"the linux backend needs iproute2's `{tool}` command; install iproute2")
     caps = _effective_caps()
-    missing = [n for n, b in (("CAP_NET_ADMIN", CAP_NET_ADMIN), ("CAP_SYS_ADMIN", CAP_SYS_ADMIN)) if not caps >> b & 1]
+    missing = [
+        n
+        for n, b in (("CAP_NET_ADMIN", CAP_NET_ADMIN), ("CAP_SYS_ADMIN", CAP_SYS_ADMIN))
+        if not caps >> b & 1
+    ]
     if missing:
         raise TestbedError(
             f"the linux backend needs root (or {' and '.join(missing)}) to build network namespaces; "
             "run it as root"
         )
     if not Path("/proc/self/ns/net").exists():
-        raise TestbedError("this kernel has no network namespaces (no /proc/self/ns/net); `ip netns` cannot work")
+        raise TestbedError(
+            "this kernel has no network namespaces (no /proc/self/ns/net); `ip netns` cannot work"
+        )
 
 
 def available_congestion_control() -> list[str]:

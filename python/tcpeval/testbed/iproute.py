@@ -32,4 +32,3 @@ def tc(ns: str, *args: str) -> str:
 def sysctl(ns: str, settings: dict[str, str]) -> None:
     """Writes ``settings`` (name -> value) inside namespace ``ns``."""
     run(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", *(f"{k}={v}" for k, v in settings.items())])
-

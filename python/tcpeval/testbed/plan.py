@@ -13,6 +13,7 @@ the scenario, so they are declared once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -155,7 +156,7 @@ class Plan:
         }
 
 
-def _bottleneck(link: dict[str, Any]) -> Bottleneck:
+def _bottleneck(link: Mapping[str, Any]) -> Bottleneck:
     """One direction of the simulator's resolved bottleneck (buffer in packets or bytes)."""
     by_bytes = link["buffer_bytes"] is not None
     return Bottleneck(

@@ -82,17 +82,22 @@ def run_linux(
     host.check_algorithms(p.algorithms)
     show = sys.stderr.isatty() if progress is None else progress
     facts = host.facts()
-    with _sigterm_as_interrupt(), Dumbbell(
-        hosts=len(p.flows),
-        bottleneck=p.bottleneck,
-        reverse_bottleneck=p.reverse_bottleneck,
-        tcp_mem_bytes=p.tcp_mem_bytes(),
-    ) as d:
+    with (
+        _sigterm_as_interrupt(),
+        Dumbbell(
+            hosts=len(p.flows),
+            bottleneck=p.bottleneck,
+            reverse_bottleneck=p.reverse_bottleneck,
+            tcp_mem_bytes=p.tcp_mem_bytes(),
+        ) as d,
+    ):
         busy0, total0 = host.cpu_times()
         started = time.perf_counter()
         run = _core.TestbedRun(json.dumps(p.run_config(d)))
         try:
-            with tqdm(total=round(p.duration_s, 1), disable=not show, unit="s", desc=sc.name or "linux") as bar:
+            with tqdm(
+                total=round(p.duration_s, 1), disable=not show, unit="s", desc=sc.name or "linux"
+            ) as bar:
                 while not run.wait(WAIT_STEP_S):
                     bar.update(round(min(time.perf_counter() - started, p.duration_s), 1) - bar.n)
         except BaseException:

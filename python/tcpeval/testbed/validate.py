@@ -73,7 +73,7 @@ def run_metrics(r: RunResult) -> dict[str, float]:
             out[f"cwnd_at_first_reduction[{i}]"] = float(before["cwnd"].iloc[-1]) if len(before) else math.nan
         else:
             out[f"cwnd_at_first_reduction[{i}]"] = math.nan
-    out["drops"] = float(r.links.loc[0, "drops"])
+    out["drops"] = float(r.links["drops"].loc[0])
     q = r.queue_series[r.queue_series["link"] == 0]
     out["mean_queue_pkts"] = float(q["qlen"].mean()) if len(q) else math.nan
     return out
@@ -159,7 +159,9 @@ def write_report(v: Validation, out: Path) -> Path:
     facts = v.kernel[0].backend
     late = facts.get("delay_line", {}).get("lateness", {})
     rows = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(x if isinstance(x, str) else f'{x:.4g}')}</td>" for x in row) + "</tr>"
+        "<tr>"
+        + "".join(f"<td>{html.escape(x if isinstance(x, str) else f'{x:.4g}')}</td>" for x in row)
+        + "</tr>"
         for row in t.itertuples(index=False)
     )
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>validation: {html.escape(v.scenario.name)}</title>

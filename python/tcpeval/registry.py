@@ -1,4 +1,8 @@
-"""The congestion-control algorithms the engine knows, with their parameters."""
+"""What the engine registers: its congestion-control algorithms with their
+parameters, its platform presets and its TCP options.
+
+(Not to be confused with a results directory's ``catalog.sqlite``, the run
+store of :mod:`tcpeval.results_db`.)"""
 
 from __future__ import annotations
 
