@@ -7,7 +7,6 @@
 //! [`ScaleTime`].
 
 use crate::scenario::{FlowSpec, GraphLink, LinkOpts, Scenario, ScenarioError, Topology};
-use crate::traffic::Traffic;
 
 /// A part of a scenario whose points and spans on the run's time axis
 /// scale with the run.
@@ -46,14 +45,6 @@ impl ScaleTime for Scenario {
         }
         self.traffic.scale_time(factor);
         self.topology.scale_time(factor);
-    }
-}
-
-impl ScaleTime for Traffic {
-    fn scale_time(&mut self, factor: f64) {
-        self.web.iter_mut().for_each(|g| g.scale_time(factor));
-        self.bulk.iter_mut().for_each(|g| g.scale_time(factor));
-        self.udp.iter_mut().for_each(|g| g.scale_time(factor));
     }
 }
 

@@ -32,6 +32,7 @@ use crate::columns::{record, Cell, Column, Row};
 use crate::net::topology::GroupSpec;
 use crate::scenario::{Direction, FlowSpec, Scenario, ScenarioError, TcpOptions, Topology};
 use crate::tcp::config::TcpConfig;
+use crate::time_scale::ScaleTime;
 use serde::{Deserialize, Serialize};
 use tcpeval_cc::Algorithm;
 
@@ -48,6 +49,15 @@ pub struct Traffic {
     /// UDP sources.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub udp: Vec<udp::UdpSpec>,
+}
+
+impl ScaleTime for Traffic {
+    /// Quick mode: each generator scales its own start and stop times.
+    fn scale_time(&mut self, factor: f64) {
+        self.web.iter_mut().for_each(|g| g.scale_time(factor));
+        self.bulk.iter_mut().for_each(|g| g.scale_time(factor));
+        self.udp.iter_mut().for_each(|g| g.scale_time(factor));
+    }
 }
 
 impl Traffic {
