@@ -217,7 +217,7 @@ class LinkRow(TypedDict):
     arrivals: int
     """Packets offered to the link."""
     drops: int
-    """Packets dropped because the buffer was full."""
+    """Packets dropped by the queue: the full buffer, or the link's discipline (whose own state splits its drops by cause)."""
     random_drops: int
     """Packets dropped by the link's random-loss process."""
     departures: int

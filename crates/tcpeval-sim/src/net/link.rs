@@ -1,5 +1,7 @@
-//! A unidirectional link: a serializer of fixed rate behind a DropTail
-//! queue, then a propagation delay.
+//! A unidirectional link: a serializer of fixed rate behind a queue, then
+//! a propagation delay. The queue is DropTail (drop when the buffer is
+//! full), optionally preceded by an active discipline (see `net::queue`)
+//! that decides on each arrival; a DropTail link carries none.
 //!
 //! The link needs no event of its own per packet. When a packet arrives at
 //! time `t`, its end of serialization is `d = max(t, previous d) + size/rate`
@@ -36,6 +38,7 @@
 //! to a folded link must come in non-decreasing time, as they do from one
 //! feeder; a folded link is never probed.
 
+use super::queue::{Aqm, AqmState, Arrival, Verdict};
 use super::schedule::Schedule;
 use crate::columns::record;
 use crate::packet::Packet;
@@ -58,7 +61,8 @@ record! {
     pub struct LinkCounters {
         /// Packets offered to the link.
         pub arrivals: u64,
-        /// Packets dropped because the buffer was full.
+        /// Packets dropped by the queue: the full buffer, or the link's
+        /// discipline (whose own state splits its drops by cause).
         pub drops: u64,
         /// Packets dropped by the link's random-loss process.
         pub random_drops: u64,
@@ -78,7 +82,7 @@ pub enum Offer {
     /// caller to schedule the link's delivery event for it: it was kept for
     /// delivery and is now the only packet waiting for one.
     Accepted { arrival: Time, schedule: bool },
-    /// Dropped by the full buffer.
+    /// Dropped by the full buffer or the discipline.
     Dropped,
     /// Dropped by random loss.
     Lost,
@@ -130,6 +134,8 @@ pub struct Link {
     rate_schedule: Option<Box<Schedule>>,
     /// Delay over time, s (`None`: always `delay`).
     delay_schedule: Option<Box<Schedule>>,
+    /// Active queue discipline (`None`: DropTail alone).
+    aqm: Option<Box<Aqm>>,
 }
 
 impl Link {
@@ -157,7 +163,25 @@ impl Link {
             loss,
             rate_schedule: None,
             delay_schedule: None,
+            aqm: None,
         }
+    }
+
+    /// Puts the discipline `aqm` in front of the buffer (`None`: DropTail).
+    pub fn with_aqm(mut self, aqm: Option<Box<Aqm>>) -> Self {
+        self.aqm = aqm;
+        self
+    }
+
+    /// The discipline's state, if the link has one.
+    pub fn aqm_state(&self) -> Option<AqmState> {
+        self.aqm.as_deref().map(Aqm::state)
+    }
+
+    /// True if an active discipline decides on arrivals (such a link is
+    /// never folded, so its state follows the world's clock).
+    pub fn has_aqm(&self) -> bool {
+        self.aqm.is_some()
     }
 
     /// Sets the rate changes (`(time, bit/s)`) and delay changes (`(time, s)`).
@@ -261,6 +285,12 @@ impl Link {
             }
         }
         self.advance(t);
+        if self.aqm.is_some() && self.aqm_drops(&pkt, t) {
+            if count {
+                self.counters.drops += 1;
+            }
+            return Offer::Dropped;
+        }
         if !self.unserved.is_empty() {
             let full = match self.buffer {
                 BufferLimit::Packets(b) => self.waiting() >= b,
@@ -305,6 +335,20 @@ impl Link {
             arrival: arrive,
             schedule,
         }
+    }
+
+    /// Asks the discipline about `pkt` arriving at `t` (after `advance(t)`);
+    /// true to drop it.
+    fn aqm_drops(&mut self, pkt: &Packet, t: Time) -> bool {
+        let arrival = Arrival {
+            now: t,
+            waiting_pkts: self.waiting(),
+            waiting_bytes: self.waiting_bytes(),
+            idle_since: self.unserved.is_empty().then_some(self.last_dep_end),
+            size: pkt.size,
+        };
+        let aqm = self.aqm.as_mut().expect("checked by the caller");
+        matches!(aqm.on_arrival(&arrival), Verdict::Drop(_))
     }
 
     /// Removes the head packet, which reaches the far end at `now`, and
