@@ -106,6 +106,36 @@ fn tcp_options() -> String {
     serde_json::Value::Array(list).to_string()
 }
 
+/// The queue disciplines as JSON text: kind, summary, and each parameter's
+/// name, unit, default, range (`[lo, hi]` or null), doc and source;
+/// declared once in `tcpeval_sim::net::queue`.
+#[pyfunction]
+fn queues() -> String {
+    use tcpeval_sim::net::queue::{QueueSpec, DISCIPLINES};
+    let list: Vec<serde_json::Value> = DISCIPLINES
+        .iter()
+        .map(|d| {
+            let defaults = QueueSpec::defaults(d.kind).expect("a listed discipline");
+            let params: Vec<serde_json::Value> = d
+                .params
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "name": p.name,
+                        "unit": p.unit,
+                        "default": defaults[p.name],
+                        "range": p.range.map(|(lo, hi)| [lo, hi]),
+                        "doc": p.doc,
+                        "source": p.source,
+                    })
+                })
+                .collect();
+            serde_json::json!({ "name": d.kind, "summary": d.summary, "params": params })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
 /// The result tables as JSON text: key, doc, and each column's name, type
 /// and doc (meaning and unit); declared once in `tcpeval_sim::columns`.
 #[pyfunction]
@@ -263,6 +293,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(platforms, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
+    m.add_function(wrap_pyfunction!(queues, m)?)?;
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
