@@ -82,7 +82,21 @@ class QueueSeries(TypedDict):
     departed_bytes: NDArray[np.uint64]
     """Bytes serialized onto the link so far."""
     drops: NDArray[np.uint64]
-    """Packets dropped by the full buffer so far."""
+    """Packets dropped by the queue so far (full buffer, or the discipline)."""
+
+class AqmSeries(TypedDict):
+    """Per-link queue-discipline series, one row per (sample time, monitored link with an active discipline, see `net::queue`); empty when every monitored link is DropTail. Sampled with `queue_series`."""
+
+    time: NDArray[np.float64]
+    """Sample time, s."""
+    link: NDArray[np.uint32]
+    """Link index."""
+    avg_queue: NDArray[np.float64]
+    """Average queue the discipline acts on (RED: its EWMA as of the last arrival, packets, or bytes in byte mode)."""
+    early_drops: NDArray[np.uint64]
+    """Early (random) drops by the discipline so far (RED: between min_th and max_th)."""
+    forced_drops: NDArray[np.uint64]
+    """Forced drops by the discipline so far (RED: average at or above max_th); the full buffer's drops are not counted here."""
 
 # Per-class series, one row per (sample time, class): the aggregate of every flow of the class, so short transfers that come and go add up.
 ClassSeries = TypedDict(

@@ -17,10 +17,9 @@ WARMUP_S = 5.0  # RED's average needs ~1/w_q = 500 packets (~0.6 s here) to sett
 DURATION_S = 30.0
 
 
-def _bottleneck_queue(queue: dict[str, object] | None) -> tuple[float, int, int]:
-    """Mean packets waiting at R1->R2 after the warm-up, the most ever
-    waiting, and the drops there, with ``queue`` as the bottleneck's
-    discipline (``None``: the default, DropTail)."""
+def _bottleneck_run(queue: dict[str, object] | None) -> tcpeval.RunResult:
+    """The example, shortened, with ``queue`` as the bottleneck's discipline
+    (``None``: the default, DropTail)."""
     data = copy.deepcopy(load_scenario(EXAMPLE).data)
     bottleneck = data["topology"]["bottleneck"]
     if queue is None:
@@ -28,7 +27,12 @@ def _bottleneck_queue(queue: dict[str, object] | None) -> tuple[float, int, int]
     else:
         bottleneck["queue"] = queue
     data["duration_s"] = DURATION_S
-    r = tcpeval.run(data, progress=False)
+    return tcpeval.run(data, progress=False)
+
+
+def _bottleneck_queue(r: tcpeval.RunResult) -> tuple[float, int, int]:
+    """Mean packets waiting at R1->R2 after the warm-up, the most ever
+    waiting, and the drops there."""
     link = int(r.links.index[r.links["name"] == "R1->R2"][0])
     q = r.queue_series[(r.queue_series["link"] == link) & (r.queue_series["time"] > WARMUP_S)]
     row = r.links.loc[link]
@@ -38,13 +42,23 @@ def _bottleneck_queue(queue: dict[str, object] | None) -> tuple[float, int, int]
 def test_red_keeps_the_mean_queue_between_its_thresholds_where_droptail_fills_the_buffer() -> None:
     red = copy.deepcopy(load_scenario(EXAMPLE).data)["topology"]["bottleneck"]["queue"]
     min_th, max_th = float(red["min_th"]), float(red["max_th"])
-    red_mean, red_max, red_drops = _bottleneck_queue(red)
-    dt_mean, dt_max, dt_drops = _bottleneck_queue(None)
+    red_run, dt_run = _bottleneck_run(red), _bottleneck_run(None)
+    red_mean, red_max, red_drops = _bottleneck_queue(red_run)
+    dt_mean, dt_max, dt_drops = _bottleneck_queue(dt_run)
     assert min_th <= red_mean <= max_th, red_mean
     assert red_drops > 0 and red_max < 100, (red_drops, red_max)
     # Reno under DropTail fills the 100-packet buffer and only then loses.
     assert dt_max == 100 and dt_drops > 0
     assert dt_mean > 2 * max_th, dt_mean
+    # The discipline's own probe: RED's average sits between the thresholds
+    # too, and its early and forced drops are among the link's drops.
+    assert set(red_run.aqm_series["link_name"]) == {"R1->R2", "R2->R1"}  # both directions run RED
+    aqm = red_run.aqm_series[red_run.aqm_series["link_name"] == "R1->R2"]
+    settled = aqm[aqm["time"] > WARMUP_S]
+    assert min_th <= settled["avg_queue"].mean() <= max_th
+    last = aqm.iloc[-1]
+    assert last["early_drops"] > 0 and last["early_drops"] + last["forced_drops"] <= red_drops
+    assert dt_run.aqm_series.empty and "avg_queue" in dt_run.aqm_series.columns
 
 
 def test_red_runs_are_deterministic_and_the_seed_moves_the_drops() -> None:

@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcpeval_sim::columns::{Cell, ColumnData, Record, Table};
-use tcpeval_sim::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+use tcpeval_sim::probe::{AqmSeries, ClassSeries, FlowSeries, QueueSeries, Transfers};
 use tcpeval_sim::resolve::Resolved;
 use tcpeval_sim::results::{ClassSummary, FlowSummary, LinkSummary, Results};
 use tcpeval_sim::{from_deserializer, Scenario, ScenarioError, Time, World};
@@ -276,6 +276,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     out.set_item("events", r.events)?;
     out.set_item(FlowSeries::KEY, table_to_py(py, r.flow_series)?)?;
     out.set_item(QueueSeries::KEY, table_to_py(py, r.queue_series)?)?;
+    out.set_item(AqmSeries::KEY, table_to_py(py, r.aqm_series)?)?;
     out.set_item(ClassSeries::KEY, table_to_py(py, r.class_series)?)?;
     out.set_item(Transfers::KEY, table_to_py(py, r.transfers)?)?;
     out.set_item(ClassSummary::KEY, rows_to_py(py, &r.classes)?)?;

@@ -517,6 +517,7 @@ impl World {
                 for &l in &self.monitored {
                     let link = &mut self.links[l as usize];
                     self.probes.queues.record(t, l, link, self.now);
+                    self.probes.aqm.record(t, l, link);
                 }
             }
             SampleKind::Classes => {
@@ -576,6 +577,7 @@ impl World {
             events: self.events.processed(),
             flow_series: self.probes.flows,
             queue_series: self.probes.queues,
+            aqm_series: self.probes.aqm,
             class_series: self.probes.classes,
             transfers: self.probes.transfers,
             classes,
