@@ -338,7 +338,10 @@ impl Link {
     }
 
     /// Asks the discipline about `pkt` arriving at `t` (after `advance(t)`);
-    /// true to drop it.
+    /// true to drop it. Out of line and marked cold so that DropTail's
+    /// `offer` stays as compact as before (one `None` check).
+    #[cold]
+    #[inline(never)]
     fn aqm_drops(&mut self, pkt: &Packet, t: Time) -> bool {
         let arrival = Arrival {
             now: t,
