@@ -136,7 +136,9 @@ table! {
 }
 
 impl AqmSeries {
-    /// Appends link `id`'s row at `t` (s), if it has a discipline.
+    /// Appends link `id`'s row at `t` (s), if it has a discipline. Out of
+    /// line: the sampler that calls it sits in the event loop.
+    #[inline(never)]
     pub fn record(&mut self, t: f64, id: LinkId, link: &Link) {
         if let Some(s) = link.aqm_state() {
             self.time.push(t);

@@ -129,13 +129,23 @@ pub struct Link {
     last_arrive: Time,
     /// Serialization times of the sizes this link carries.
     tx_memo: TxTimeMemo,
-    loss: Option<BernoulliGaps>,
+    /// Random loss and the queue discipline, if any (`None`: a lossless
+    /// DropTail link, which pays one check per offer for both).
+    extras: Option<Box<Extras>>,
     /// Rate over time, bit/s (`None`: always `rate_bps`).
     rate_schedule: Option<Box<Schedule>>,
     /// Delay over time, s (`None`: always `delay`).
     delay_schedule: Option<Box<Schedule>>,
+}
+
+/// What a link may do to a packet before its buffer sees it, kept off
+/// DropTail's fast path.
+#[derive(Debug, Default)]
+struct Extras {
+    /// Random loss process.
+    loss: Option<BernoulliGaps>,
     /// Active queue discipline (`None`: DropTail alone).
-    aqm: Option<Box<Aqm>>,
+    aqm: Option<Aqm>,
 }
 
 impl Link {
@@ -160,28 +170,38 @@ impl Link {
             last_dep_end: Time::ZERO,
             last_arrive: Time::ZERO,
             tx_memo: TxTimeMemo::default(),
-            loss,
+            extras: loss.map(|loss| {
+                Box::new(Extras {
+                    loss: Some(loss),
+                    aqm: None,
+                })
+            }),
             rate_schedule: None,
             delay_schedule: None,
-            aqm: None,
         }
     }
 
     /// Puts the discipline `aqm` in front of the buffer (`None`: DropTail).
-    pub fn with_aqm(mut self, aqm: Option<Box<Aqm>>) -> Self {
-        self.aqm = aqm;
+    pub fn with_aqm(mut self, aqm: Option<Aqm>) -> Self {
+        if let Some(aqm) = aqm {
+            self.extras.get_or_insert_with(Box::default).aqm = Some(aqm);
+        }
         self
     }
 
     /// The discipline's state, if the link has one.
     pub fn aqm_state(&self) -> Option<AqmState> {
-        self.aqm.as_deref().map(Aqm::state)
+        self.aqm().map(Aqm::state)
+    }
+
+    fn aqm(&self) -> Option<&Aqm> {
+        self.extras.as_ref().and_then(|x| x.aqm.as_ref())
     }
 
     /// True if an active discipline decides on arrivals (such a link is
     /// never folded, so its state follows the world's clock).
     pub fn has_aqm(&self) -> bool {
-        self.aqm.is_some()
+        self.aqm().is_some()
     }
 
     /// Sets the rate changes (`(time, bit/s)`) and delay changes (`(time, s)`).
@@ -276,21 +296,18 @@ impl Link {
         if count {
             self.counters.arrivals += 1;
         }
-        if let Some(loss) = self.loss.as_mut() {
-            if loss.lose_next() {
+        if self.extras.is_some() {
+            if let Some(refused) = self.extras_refuse(&pkt, t) {
                 if count {
-                    self.counters.random_drops += 1;
+                    match refused {
+                        Offer::Lost => self.counters.random_drops += 1,
+                        _ => self.counters.drops += 1,
+                    }
                 }
-                return Offer::Lost;
+                return refused;
             }
         }
         self.advance(t);
-        if self.aqm.is_some() && self.aqm_drops(&pkt, t) {
-            if count {
-                self.counters.drops += 1;
-            }
-            return Offer::Dropped;
-        }
         if !self.unserved.is_empty() {
             let full = match self.buffer {
                 BufferLimit::Packets(b) => self.waiting() >= b,
@@ -337,12 +354,21 @@ impl Link {
         }
     }
 
-    /// Asks the discipline about `pkt` arriving at `t` (after `advance(t)`);
-    /// true to drop it. Out of line and marked cold so that DropTail's
-    /// `offer` stays as compact as before (one `None` check).
+    /// Random loss, then the discipline (after `advance(t)`), on `pkt`
+    /// arriving at `t`: `Lost` or `Dropped` if either refuses it. Out of
+    /// line and marked cold so that DropTail's `offer` stays as compact as
+    /// before (one `None` check).
     #[cold]
     #[inline(never)]
-    fn aqm_drops(&mut self, pkt: &Packet, t: Time) -> bool {
+    fn extras_refuse(&mut self, pkt: &Packet, t: Time) -> Option<Offer> {
+        let x = self.extras.as_mut().expect("checked by the caller");
+        if let Some(loss) = x.loss.as_mut() {
+            if loss.lose_next() {
+                return Some(Offer::Lost);
+            }
+        }
+        x.aqm.as_ref()?; // no discipline: the buffer decides
+        self.advance(t);
         let arrival = Arrival {
             now: t,
             waiting_pkts: self.waiting(),
@@ -350,8 +376,11 @@ impl Link {
             idle_since: self.unserved.is_empty().then_some(self.last_dep_end),
             size: pkt.size,
         };
-        let aqm = self.aqm.as_mut().expect("checked by the caller");
-        matches!(aqm.on_arrival(&arrival), Verdict::Drop(_))
+        let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut());
+        match aqm.expect("checked above").on_arrival(&arrival) {
+            Verdict::Drop(_) => Some(Offer::Dropped),
+            Verdict::Enqueue => None,
+        }
     }
 
     /// Removes the head packet, which reaches the far end at `now`, and

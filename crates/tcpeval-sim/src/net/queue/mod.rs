@@ -123,15 +123,10 @@ impl QueueSpec {
     /// The discipline's state for a link of `rate_bps` carrying full
     /// packets of `packet_size` bytes, drawing from `rng`; `None` for
     /// DropTail. The parameters must have passed [`QueueSpec::check`].
-    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Box<Aqm>> {
+    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Aqm> {
         match self {
             QueueSpec::Droptail(_) => None,
-            QueueSpec::Red(p) => Some(Box::new(Aqm::Red(Red::new(
-                p.clone(),
-                rate_bps,
-                packet_size,
-                rng,
-            )))),
+            QueueSpec::Red(p) => Some(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng))),
         }
     }
 
