@@ -568,6 +568,42 @@ mod tests {
     }
 
     #[test]
+    fn a_discipline_drops_before_the_buffer_is_full() {
+        // RED with w_q = 1 (the average is the queue an arrival finds),
+        // min_th 0, max_th 1: the third back-to-back packet finds one
+        // waiting, the average reaches max_th and it is a forced drop,
+        // counted with the link's drops, with room left in the buffer.
+        use crate::net::queue::red::{Red, RedParams};
+        let red = Red::new(
+            RedParams {
+                w_q: 1.0,
+                min_th: 0.0,
+                max_th: 1.0,
+                ..RedParams::default()
+            },
+            1e9,
+            1500,
+            crate::rng::stream(1, 1, 1),
+        );
+        let mut l = link(BufferLimit::Packets(10)).with_aqm(Some(Aqm::Red(red)));
+        assert!(l.has_aqm());
+        let t = Time::ZERO;
+        assert!(matches!(
+            l.offer(data(0, 1500), t, true),
+            Offer::Accepted { .. }
+        ));
+        assert!(matches!(
+            l.offer(data(1, 1500), t, true),
+            Offer::Accepted { .. }
+        ));
+        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.counters.drops, 1);
+        let s = l.aqm_state().unwrap();
+        assert_eq!((s.avg_queue, s.early_drops, s.forced_drops), (1.0, 0, 1));
+        assert_eq!(link(BufferLimit::Packets(10)).aqm_state(), None);
+    }
+
+    #[test]
     fn a_packet_passed_on_queues_but_waits_for_no_delivery() {
         // Two back-to-back packets, the first passed on by the caller: both
         // occupy the serializer, only the second is kept for delivery (and
