@@ -98,7 +98,8 @@ def _queue_param_note(p: dict[str, Any]) -> str:
     unit = f" [{p['unit']}]" if p["unit"] else ""
     rng = p["range"]
     allowed = f", allowed {rng[0]:g} ..= {rng[1]:g}" if rng else ""
-    return f"{' '.join(str(p['doc']).split())}{unit}{allowed}; source: {p['source']}"
+    doc = " ".join(str(p["doc"]).split()).rstrip(".")
+    return f"{doc}{unit}{allowed}; source: {p['source']}"
 
 
 def _cmd_queues(args: argparse.Namespace) -> int:
@@ -339,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
     to.add_argument("--json", action="store_true", help="machine-readable output")
     to.set_defaults(func=_cmd_tcp_options)
 
-    qu = sub.add_parser("queues", help="list the queue disciplines a link's `queue` table selects, with parameters")
+    qu = sub.add_parser("queues", help="list the queue disciplines (a link's `queue`) and their parameters")
     qu.add_argument("--json", action="store_true", help="machine-readable output")
     qu.set_defaults(func=_cmd_queues)
 

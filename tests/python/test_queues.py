@@ -13,7 +13,8 @@ from tcpeval.errors import ScenarioError
 from tcpeval.scenario import load_scenario
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "red-dumbbell.toml"
-WARMUP_S = 5.0  # RED's average needs ~1/w_q = 500 packets (~0.6 s here) to settle; slow start ends well before
+# RED's average needs ~1/w_q = 500 packets (~0.6 s here) to settle; slow start ends well before.
+WARMUP_S = 5.0
 DURATION_S = 30.0
 
 
