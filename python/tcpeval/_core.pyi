@@ -16,6 +16,7 @@ def toml_line(text: str, path: str) -> int | None: ...
 def algorithms() -> str: ...
 def platforms() -> str: ...
 def tcp_options() -> str: ...
+def queues() -> str: ...
 def columns() -> str: ...
 
 class Simulation:
@@ -49,6 +50,7 @@ class RunTables(TypedDict):
     queue_series: QueueSeries
     class_series: ClassSeries
     transfers: Transfers
+    aqm_series: AqmSeries
     classes: list[ClassRow]
     flows: list[FlowRow]
     links: list[LinkRow]
@@ -91,7 +93,21 @@ class QueueSeries(TypedDict):
     departed_bytes: NDArray[np.uint64]
     """Bytes serialized onto the link so far."""
     drops: NDArray[np.uint64]
-    """Packets dropped by the full buffer so far."""
+    """Packets dropped by the queue so far (full buffer, or the discipline)."""
+
+class AqmSeries(TypedDict):
+    """Per-link queue-discipline series, one row per (sample time, monitored link with an active discipline, see `net::queue`); empty when every monitored link is DropTail. Sampled with `queue_series`."""
+
+    time: NDArray[np.float64]
+    """Sample time, s."""
+    link: NDArray[np.uint32]
+    """Link index."""
+    avg_queue: NDArray[np.float64]
+    """Average queue the discipline acts on (RED: its EWMA as of the last arrival, packets, or bytes in byte mode)."""
+    early_drops: NDArray[np.uint64]
+    """Early (random) drops by the discipline so far (RED: between min_th and max_th)."""
+    forced_drops: NDArray[np.uint64]
+    """Forced drops by the discipline so far (RED: average at or above max_th); the full buffer's drops are not counted here."""
 
 # Per-class series, one row per (sample time, class): the aggregate of every flow of the class, so short transfers that come and go add up.
 ClassSeries = TypedDict(
@@ -227,7 +243,7 @@ class LinkRow(TypedDict):
     arrivals: int
     """Packets offered to the link."""
     drops: int
-    """Packets dropped because the buffer was full."""
+    """Packets dropped by the queue: the full buffer, or the link's discipline (whose own state splits its drops by cause)."""
     random_drops: int
     """Packets dropped by the link's random-loss process."""
     departures: int

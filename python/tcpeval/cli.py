@@ -1,6 +1,7 @@
 """The ``tcpeval`` command line: ``run`` (``--backend linux`` on the host's kernel),
-``algorithms``, ``platforms``, ``tcp-options``, ``bench``, ``reproduce``, ``study run``,
-``report``, ``results query``, ``validate`` and ``testbed cleanup``."""
+``algorithms``, ``platforms``, ``tcp-options``, ``queues``, ``bench``, ``reproduce``,
+``study run``, ``report``, ``results query``, ``results columns``, ``validate`` and
+``testbed cleanup``."""
 
 from __future__ import annotations
 
@@ -148,6 +149,23 @@ def _cmd_tcp_options(args: argparse.Namespace) -> int:
         print(f"    {' '.join(o.doc.split())}")
         print(f"    source: {o.source}")
     return 0
+
+
+def _queue_param_note(p: dict[str, Any]) -> str:
+    """A discipline parameter's note: meaning, unit, allowed range, source."""
+    unit = f" [{p['unit']}]" if p["unit"] else ""
+    rng = p["range"]
+    allowed = f", allowed {rng[0]:g} ..= {rng[1]:g}" if rng else ""
+    doc = " ".join(str(p["doc"]).split()).rstrip(".")
+    return f"{doc}{unit}{allowed}; source: {p['source']}"
+
+
+def _cmd_queues(args: argparse.Namespace) -> int:
+    from tcpeval.registry import queues
+
+    return _print_entries(
+        queues(), args.json, lambda q: [(p["name"], p["default"], _queue_param_note(p)) for p in q.params]
+    )
 
 
 def _cmd_columns(args: argparse.Namespace) -> int:
@@ -401,6 +419,10 @@ def build_parser() -> argparse.ArgumentParser:
     to = sub.add_parser("tcp-options", help="list the TCP options, their defaults, ranges and sources")
     to.add_argument("--json", action="store_true", help="machine-readable output")
     to.set_defaults(func=_cmd_tcp_options)
+
+    qu = sub.add_parser("queues", help="list the queue disciplines (a link's `queue`) and their parameters")
+    qu.add_argument("--json", action="store_true", help="machine-readable output")
+    qu.set_defaults(func=_cmd_queues)
 
     rp = sub.add_parser("reproduce", help="run a shipped study end to end (figures, tables, report)")
     rp.add_argument("study", help="shipped study: fairness, linux-variants, ... (an unknown name lists them)")

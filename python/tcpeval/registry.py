@@ -66,3 +66,19 @@ class TcpOptionInfo:
 def tcp_options() -> list[TcpOptionInfo]:
     """Every TCP option, in declaration order (crates/tcpeval-sim/src/tcp/config.rs)."""
     return [TcpOptionInfo(**o) for o in json.loads(_core.tcp_options())]
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    """One queue discipline a link's ``queue`` table selects (``kind``):
+    its summary and parameters (each with ``name``, ``unit``, ``default``,
+    ``range`` (inclusive, numbers only, else ``None``), ``doc``, ``source``)."""
+
+    name: str
+    summary: str
+    params: list[dict[str, object]]
+
+
+def queues() -> list[QueueInfo]:
+    """Every queue discipline, DropTail first (crates/tcpeval-sim/src/net/queue/)."""
+    return [QueueInfo(**q) for q in json.loads(_core.queues())]

@@ -8,7 +8,13 @@ Tables (units in the column docs of the engine, restated here):
   (bytes delivered in order to the application so far), and the cumulative
   counters sent, retransmitted, timeouts (so rates can be taken per phase).
 - ``queue_series``: time (s), link (id), link_name, qlen (packets waiting), qbytes,
-  departed_bytes (cumulative), drops (cumulative buffer drops).
+  departed_bytes (cumulative), drops (cumulative queue drops: full buffer
+  or discipline).
+- ``aqm_series``: time (s), link (id), link_name, avg_queue (the average
+  queue the link's discipline acts on: RED's, packets or bytes), early_drops
+  and forced_drops (cumulative, the discipline's own; ``drops`` in
+  ``queue_series`` counts them too, with the full buffer's). Rows only for
+  monitored links with a discipline other than DropTail.
 - ``flows``: one row per flow with its totals (sent, retransmitted,
   fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
 - ``links``: one row per link (rate_bps, delay, buffer, arrivals, drops,
@@ -52,6 +58,7 @@ if TYPE_CHECKING:
 NAME_COLUMNS: dict[str, tuple[str, str, str]] = {
     "flow_series": ("flow", "flows", "flow_name"),
     "queue_series": ("link", "links", "link_name"),
+    "aqm_series": ("link", "links", "link_name"),
 }
 """Series table -> (id column, table naming the ids, name column added beside the id)."""
 
@@ -112,6 +119,7 @@ class RunResult:
     transfers: pd.DataFrame = field(default_factory=pd.DataFrame)
     class_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     classes: pd.DataFrame = field(default_factory=pd.DataFrame)
+    aqm_series: pd.DataFrame = field(default_factory=pd.DataFrame)
     #: Facts of a run on another backend than the simulator (``tcpeval.testbed``:
     #: host, kernel, delay-line lateness); empty for a simulated run.
     backend: dict[str, Any] = field(default_factory=dict)
@@ -144,6 +152,7 @@ class RunResult:
             transfers=pd.DataFrame(raw["transfers"]),
             class_series=pd.DataFrame(raw["class_series"]),
             classes=classes,
+            aqm_series=pd.DataFrame(raw["aqm_series"]),
         )
 
     @property

@@ -35,7 +35,16 @@ from tcpeval.files import sha256_file
 from tcpeval.result import RunResult
 from tcpeval.scenario import Scenario
 
-TABLES = ("flow_series", "queue_series", "flows", "links", "transfers", "class_series", "classes")
+TABLES = (
+    "flow_series",
+    "queue_series",
+    "flows",
+    "links",
+    "transfers",
+    "class_series",
+    "classes",
+    "aqm_series",
+)
 SUMMARY = "summary.json"
 
 

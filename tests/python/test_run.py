@@ -59,6 +59,7 @@ def test_store_round_trip(tmp_path) -> None:
     r = tcpeval.run(small_dumbbell(duration_s=3.0), progress=False)
     out = save_run(r, tmp_path / "run")
     assert sorted(p.name for p in out.iterdir()) == [
+        "aqm_series.parquet",
         "class_series.parquet",
         "classes.parquet",
         "flow_series.parquet",

@@ -12,7 +12,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tcpeval_sim::columns::{Cell, ColumnData, Record, Table};
-use tcpeval_sim::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+use tcpeval_sim::probe::{AqmSeries, ClassSeries, FlowSeries, QueueSeries, Transfers};
 use tcpeval_sim::resolve::Resolved;
 use tcpeval_sim::results::{ClassSummary, FlowSummary, LinkSummary, Results};
 use tcpeval_sim::{from_deserializer, Scenario, ScenarioError, Time, World};
@@ -104,6 +104,36 @@ fn tcp_options() -> String {
                 "doc": o.doc.trim(),
                 "source": o.source,
             })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+/// The queue disciplines as JSON text: kind, summary, and each parameter's
+/// name, unit, default, range (`[lo, hi]` or null), doc and source;
+/// declared once in `tcpeval_sim::net::queue`.
+#[pyfunction]
+fn queues() -> String {
+    use tcpeval_sim::net::queue::{QueueSpec, DISCIPLINES};
+    let list: Vec<serde_json::Value> = DISCIPLINES
+        .iter()
+        .map(|d| {
+            let defaults = QueueSpec::defaults(d.kind).expect("a listed discipline");
+            let params: Vec<serde_json::Value> = d
+                .params
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "name": p.name,
+                        "unit": p.unit,
+                        "default": defaults[p.name],
+                        "range": p.range.map(|(lo, hi)| [lo, hi]),
+                        "doc": p.doc,
+                        "source": p.source,
+                    })
+                })
+                .collect();
+            serde_json::json!({ "name": d.kind, "summary": d.summary, "params": params })
         })
         .collect();
     serde_json::Value::Array(list).to_string()
@@ -271,6 +301,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     out.set_item("events", r.events)?;
     out.set_item(FlowSeries::KEY, table_to_py(py, r.flow_series)?)?;
     out.set_item(QueueSeries::KEY, table_to_py(py, r.queue_series)?)?;
+    out.set_item(AqmSeries::KEY, table_to_py(py, r.aqm_series)?)?;
     out.set_item(ClassSeries::KEY, table_to_py(py, r.class_series)?)?;
     out.set_item(Transfers::KEY, table_to_py(py, r.transfers)?)?;
     out.set_item(ClassSummary::KEY, rows_to_py(py, &r.classes)?)?;
@@ -288,6 +319,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(platforms, m)?)?;
     m.add_function(wrap_pyfunction!(tcp_options, m)?)?;
+    m.add_function(wrap_pyfunction!(queues, m)?)?;
     m.add_class::<Simulation>()?;
     #[cfg(target_os = "linux")]
     {

@@ -291,11 +291,12 @@ impl TableSchema {
 /// Every result table of a run, series first: the one list the `.pyi` stubs
 /// and `tcpeval results columns` are made from.
 pub fn schema() -> Vec<TableSchema> {
-    use crate::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+    use crate::probe::{AqmSeries, ClassSeries, FlowSeries, QueueSeries, Transfers};
     use crate::results::{ClassSummary, FlowSummary, LinkSummary};
     vec![
         TableSchema::of_table::<FlowSeries>(),
         TableSchema::of_table::<QueueSeries>(),
+        TableSchema::of_table::<AqmSeries>(),
         TableSchema::of_table::<ClassSeries>(),
         TableSchema::of_table::<Transfers>(),
         TableSchema::of_record::<ClassSummary>(),

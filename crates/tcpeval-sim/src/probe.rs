@@ -21,6 +21,8 @@ pub struct Recorder {
     pub flows: FlowSeries,
     /// Per-link queue series.
     pub queues: QueueSeries,
+    /// Per-link queue-discipline series.
+    pub aqm: AqmSeries,
     /// Per-class series.
     pub classes: ClassSeries,
     /// One row per finite transfer.
@@ -107,8 +109,44 @@ table! {
         pub qbytes: Vec<u64>,
         /// Bytes serialized onto the link so far.
         pub departed_bytes: Vec<u64>,
-        /// Packets dropped by the full buffer so far.
+        /// Packets dropped by the queue so far (full buffer, or the discipline).
         pub drops: Vec<u64>,
+    }
+}
+
+table! {
+    /// Per-link queue-discipline series, one row per (sample time,
+    /// monitored link with an active discipline, see `net::queue`); empty
+    /// when every monitored link is DropTail. Sampled with `queue_series`.
+    pub struct AqmSeries as "aqm_series" {
+        /// Sample time, s.
+        pub time: Vec<f64>,
+        /// Link index.
+        pub link: Vec<u32>,
+        /// Average queue the discipline acts on (RED: its EWMA as of the
+        /// last arrival, packets, or bytes in byte mode).
+        pub avg_queue: Vec<f64>,
+        /// Early (random) drops by the discipline so far (RED: between
+        /// min_th and max_th).
+        pub early_drops: Vec<u64>,
+        /// Forced drops by the discipline so far (RED: average at or above
+        /// max_th); the full buffer's drops are not counted here.
+        pub forced_drops: Vec<u64>,
+    }
+}
+
+impl AqmSeries {
+    /// Appends link `id`'s row at `t` (s), if it has a discipline. Out of
+    /// line: the sampler that calls it sits in the event loop.
+    #[inline(never)]
+    pub fn record(&mut self, t: f64, id: LinkId, link: &Link) {
+        if let Some(s) = link.aqm_state() {
+            self.time.push(t);
+            self.link.push(id);
+            self.avg_queue.push(s.avg_queue);
+            self.early_drops.push(s.early_drops);
+            self.forced_drops.push(s.forced_drops);
+        }
     }
 }
 

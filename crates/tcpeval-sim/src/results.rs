@@ -3,7 +3,7 @@
 use crate::columns::record;
 use crate::flow::{Flow, FlowMeta};
 use crate::net::{BufferLimit, Link, LinkCounters};
-use crate::probe::{ClassSeries, FlowSeries, QueueSeries, Transfers};
+use crate::probe::{AqmSeries, ClassSeries, FlowSeries, QueueSeries, Transfers};
 use crate::time::Time;
 use crate::traffic::ClassInfo;
 
@@ -179,6 +179,8 @@ pub struct Results {
     pub flow_series: FlowSeries,
     /// Per-link queue series.
     pub queue_series: QueueSeries,
+    /// Per-link queue-discipline series.
+    pub aqm_series: AqmSeries,
     /// Per-class series.
     pub class_series: ClassSeries,
     /// One row per finite transfer.

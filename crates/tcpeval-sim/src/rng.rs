@@ -44,6 +44,8 @@ pub mod purpose {
     pub const BULK_START: u64 = 8;
     /// On and off periods of a UDP source.
     pub const UDP_ONOFF: u64 = 9;
+    /// Drop draws of a link's queue discipline (index: the link).
+    pub const LINK_AQM: u64 = 10;
 }
 
 /// Bernoulli(p) per packet, drawn as geometric gaps between losses so that

@@ -6,6 +6,7 @@
 //! `_bytes`. The TCP defaults are today's Linux sender (each option's
 //! source is listed with it in `tcp::config`).
 
+pub use crate::net::queue::QueueSpec;
 use crate::platform::Platform;
 pub use crate::tcp::config::TcpOptions;
 pub use crate::traffic::Traffic;
@@ -66,13 +67,13 @@ fn default_period_ms() -> f64 {
 const PATH_MARK: char = '\u{1f}';
 
 /// An error message carrying `path` (relative to the enclosing field).
-fn nested_error(path: &str, message: &str) -> String {
+pub(crate) fn nested_error(path: &str, message: &str) -> String {
     format!("{PATH_MARK}{path}{PATH_MARK}{message}")
 }
 
 /// The relative path and the message of an error made by [`nested_error`]
 /// (an empty path for any other error).
-fn split_nested(text: &str) -> (String, String) {
+pub(crate) fn split_nested(text: &str) -> (String, String) {
     if let Some(rest) = text.strip_prefix(PATH_MARK) {
         if let Some((path, message)) = rest.split_once(PATH_MARK) {
             return (path.to_string(), message.to_string());
@@ -96,7 +97,7 @@ fn without_json_position(message: &str) -> String {
 }
 
 /// `outer.inner`, where `"."` or an empty part means the root.
-fn join_path(outer: &str, inner: &str) -> String {
+pub(crate) fn join_path(outer: &str, inner: &str) -> String {
     let outer = if outer == "." { "" } else { outer };
     let inner = if inner == "." { "" } else { inner };
     match (outer.is_empty(), inner.is_empty()) {
@@ -114,29 +115,29 @@ fn join_path(outer: &str, inner: &str) -> String {
 /// of the table.
 macro_rules! kind_tagged {
     ($enum:ident { $($kind:literal => $variant:ident),+ $(,)? }) => {
-        impl TryFrom<Value> for $enum {
+        impl TryFrom<serde_json::Value> for $enum {
             type Error = String;
 
-            fn try_from(value: Value) -> Result<Self, String> {
+            fn try_from(value: serde_json::Value) -> Result<Self, String> {
                 const KINDS: &[&str] = &[$($kind),+];
-                let Value::Object(mut table) = value else {
+                let serde_json::Value::Object(mut table) = value else {
                     return Err(format!("expected a table with a `kind` field, got {value}"));
                 };
                 let kind = match table.remove("kind") {
-                    Some(Value::String(kind)) => kind,
-                    Some(other) => return Err(nested_error("kind", &format!("expected a string, got {other}"))),
-                    None => return Err(nested_error("kind", "missing field `kind`")),
+                    Some(serde_json::Value::String(kind)) => kind,
+                    Some(other) => return Err($crate::scenario::nested_error("kind", &format!("expected a string, got {other}"))),
+                    None => return Err($crate::scenario::nested_error("kind", "missing field `kind`")),
                 };
-                let rest = Value::Object(table);
+                let rest = serde_json::Value::Object(table);
                 let content = |e: serde_path_to_error::Error<serde_json::Error>| {
-                    let (inner, message) = split_nested(&e.inner().to_string());
-                    nested_error(&join_path(&e.path().to_string(), &inner), &message)
+                    let (inner, message) = $crate::scenario::split_nested(&e.inner().to_string());
+                    $crate::scenario::nested_error(&$crate::scenario::join_path(&e.path().to_string(), &inner), &message)
                 };
                 match kind.as_str() {
                     $($kind => serde_path_to_error::deserialize(rest).map($enum::$variant).map_err(content),)+
                     other => {
                         let allowed: Vec<String> = KINDS.iter().map(|k| format!("`{k}`")).collect();
-                        Err(nested_error(
+                        Err($crate::scenario::nested_error(
                             "kind",
                             &format!("unknown variant `{other}`, expected one of {}", allowed.join(", ")),
                         ))
@@ -146,6 +147,7 @@ macro_rules! kind_tagged {
         }
     };
 }
+pub(crate) use kind_tagged;
 
 /// A whole scenario.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -234,9 +236,14 @@ pub struct LinkOpts {
     pub rate_mbps: f64,
     /// One-way propagation delay, ms (>= 0).
     pub delay_ms: f64,
-    /// DropTail buffer.
+    /// Buffer: DropTail's limit, and the hard limit under any discipline.
     #[serde(default = "default_buffer")]
     pub buffer: BufferSpec,
+    /// Queue discipline (`{ kind = "red", ... }`, see `tcpeval queues`),
+    /// each direction; DropTail by default, and then left out of the
+    /// normalized scenario so that older scenarios keep their hash.
+    #[serde(default, skip_serializing_if = "QueueSpec::is_droptail")]
+    pub queue: QueueSpec,
     /// RTT used for a `bdp` buffer instead of the flows' smallest, ms.
     #[serde(default)]
     pub bdp_rtt_ms: Option<f64>,
@@ -323,9 +330,14 @@ pub struct GraphLink {
     pub rate_mbps: f64,
     /// One-way delay, ms.
     pub delay_ms: f64,
-    /// DropTail buffer.
+    /// Buffer: DropTail's limit, and the hard limit under any discipline.
     #[serde(default = "default_buffer")]
     pub buffer: BufferSpec,
+    /// Queue discipline (`{ kind = "red", ... }`, see `tcpeval queues`),
+    /// each direction; DropTail by default, and then left out of the
+    /// normalized scenario so that older scenarios keep their hash.
+    #[serde(default, skip_serializing_if = "QueueSpec::is_droptail")]
+    pub queue: QueueSpec,
     /// RTT used for a `bdp` buffer, ms.
     #[serde(default)]
     pub bdp_rtt_ms: Option<f64>,

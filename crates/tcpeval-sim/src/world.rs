@@ -124,7 +124,12 @@ impl World {
                     net.buffers[j],
                     loss,
                 )
-                .with_schedules(spec.rate_schedule.clone(), spec.delay_schedule.clone()),
+                .with_schedules(spec.rate_schedule.clone(), spec.delay_schedule.clone())
+                .with_aqm(spec.queue.build(
+                    spec.rate_bps,
+                    plan.packet_size,
+                    stream(plan.seed, purpose::LINK_AQM, j as u64),
+                )),
             );
         }
         let mut hops: Vec<Hop> = Vec::new();
@@ -512,6 +517,7 @@ impl World {
                 for &l in &self.monitored {
                     let link = &mut self.links[l as usize];
                     self.probes.queues.record(t, l, link, self.now);
+                    self.probes.aqm.record(t, l, link);
                 }
             }
             SampleKind::Classes => {
@@ -571,6 +577,7 @@ impl World {
             events: self.events.processed(),
             flow_series: self.probes.flows,
             queue_series: self.probes.queues,
+            aqm_series: self.probes.aqm,
             class_series: self.probes.classes,
             transfers: self.probes.transfers,
             classes,
@@ -672,9 +679,10 @@ impl Host for World {
 }
 
 /// Folds every link fed by exactly one other link and by no host (see
-/// `net::link`), unless it is probed. Folding never chains: a folded link's
-/// feeder is not folded, nor is a link feeding a folded one, because only
-/// an unfolded link offers at the world's clock.
+/// `net::link`), unless it is probed or has an active queue discipline
+/// (whose state must follow the world's clock). Folding never chains: a
+/// folded link's feeder is not folded, nor is a link feeding a folded one,
+/// because only an unfolded link offers at the world's clock.
 /// Marks in `hops` the hops whose next link is folded.
 fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
     #[derive(Clone, Copy, PartialEq)]
@@ -699,7 +707,11 @@ fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
     for l in 0..links.len() {
         if let Feed::Link(k) = feed[l] {
             let k = k as usize;
-            if !monitored.contains(&(l as LinkId)) && !links[k].is_folded() && !feeds_folded[l] {
+            if !monitored.contains(&(l as LinkId))
+                && !links[l].has_aqm()
+                && !links[k].is_folded()
+                && !feeds_folded[l]
+            {
                 links[l].set_folded(true);
                 feeds_folded[k] = true;
             }

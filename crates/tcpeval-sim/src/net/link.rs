@@ -1,5 +1,7 @@
-//! A unidirectional link: a serializer of fixed rate behind a DropTail
-//! queue, then a propagation delay.
+//! A unidirectional link: a serializer of fixed rate behind a queue, then
+//! a propagation delay. The queue is DropTail (drop when the buffer is
+//! full), optionally preceded by an active discipline (see `net::queue`)
+//! that decides on each arrival; a DropTail link carries none.
 //!
 //! The link needs no event of its own per packet. When a packet arrives at
 //! time `t`, its end of serialization is `d = max(t, previous d) + size/rate`
@@ -36,6 +38,7 @@
 //! to a folded link must come in non-decreasing time, as they do from one
 //! feeder; a folded link is never probed.
 
+use super::queue::{Aqm, AqmState, Arrival, Verdict};
 use super::schedule::Schedule;
 use crate::columns::record;
 use crate::packet::Packet;
@@ -58,7 +61,8 @@ record! {
     pub struct LinkCounters {
         /// Packets offered to the link.
         pub arrivals: u64,
-        /// Packets dropped because the buffer was full.
+        /// Packets dropped by the queue: the full buffer, or the link's
+        /// discipline (whose own state splits its drops by cause).
         pub drops: u64,
         /// Packets dropped by the link's random-loss process.
         pub random_drops: u64,
@@ -78,7 +82,7 @@ pub enum Offer {
     /// caller to schedule the link's delivery event for it: it was kept for
     /// delivery and is now the only packet waiting for one.
     Accepted { arrival: Time, schedule: bool },
-    /// Dropped by the full buffer.
+    /// Dropped by the full buffer or the discipline.
     Dropped,
     /// Dropped by random loss.
     Lost,
@@ -125,11 +129,23 @@ pub struct Link {
     last_arrive: Time,
     /// Serialization times of the sizes this link carries.
     tx_memo: TxTimeMemo,
-    loss: Option<BernoulliGaps>,
+    /// Random loss and the queue discipline, if any (`None`: a lossless
+    /// DropTail link, which pays one check per offer for both).
+    extras: Option<Box<Extras>>,
     /// Rate over time, bit/s (`None`: always `rate_bps`).
     rate_schedule: Option<Box<Schedule>>,
     /// Delay over time, s (`None`: always `delay`).
     delay_schedule: Option<Box<Schedule>>,
+}
+
+/// What a link may do to a packet before its buffer sees it, kept off
+/// DropTail's fast path.
+#[derive(Debug, Default)]
+struct Extras {
+    /// Random loss process.
+    loss: Option<BernoulliGaps>,
+    /// Active queue discipline (`None`: DropTail alone).
+    aqm: Option<Aqm>,
 }
 
 impl Link {
@@ -154,10 +170,38 @@ impl Link {
             last_dep_end: Time::ZERO,
             last_arrive: Time::ZERO,
             tx_memo: TxTimeMemo::default(),
-            loss,
+            extras: loss.map(|loss| {
+                Box::new(Extras {
+                    loss: Some(loss),
+                    aqm: None,
+                })
+            }),
             rate_schedule: None,
             delay_schedule: None,
         }
+    }
+
+    /// Puts the discipline `aqm` in front of the buffer (`None`: DropTail).
+    pub fn with_aqm(mut self, aqm: Option<Aqm>) -> Self {
+        if let Some(aqm) = aqm {
+            self.extras.get_or_insert_with(Box::default).aqm = Some(aqm);
+        }
+        self
+    }
+
+    /// The discipline's state, if the link has one.
+    pub fn aqm_state(&self) -> Option<AqmState> {
+        self.aqm().map(Aqm::state)
+    }
+
+    fn aqm(&self) -> Option<&Aqm> {
+        self.extras.as_ref().and_then(|x| x.aqm.as_ref())
+    }
+
+    /// True if an active discipline decides on arrivals (such a link is
+    /// never folded, so its state follows the world's clock).
+    pub fn has_aqm(&self) -> bool {
+        self.aqm().is_some()
     }
 
     /// Sets the rate changes (`(time, bit/s)`) and delay changes (`(time, s)`).
@@ -252,12 +296,15 @@ impl Link {
         if count {
             self.counters.arrivals += 1;
         }
-        if let Some(loss) = self.loss.as_mut() {
-            if loss.lose_next() {
+        if self.extras.is_some() {
+            if let Some(refused) = self.extras_refuse(&pkt, t) {
                 if count {
-                    self.counters.random_drops += 1;
+                    match refused {
+                        Offer::Lost => self.counters.random_drops += 1,
+                        _ => self.counters.drops += 1,
+                    }
                 }
-                return Offer::Lost;
+                return refused;
             }
         }
         self.advance(t);
@@ -304,6 +351,35 @@ impl Link {
         Offer::Accepted {
             arrival: arrive,
             schedule,
+        }
+    }
+
+    /// Random loss, then the discipline (after `advance(t)`), on `pkt`
+    /// arriving at `t`: `Lost` or `Dropped` if either refuses it. Out of
+    /// line and marked cold so that DropTail's `offer` stays as compact as
+    /// before (one `None` check).
+    #[cold]
+    #[inline(never)]
+    fn extras_refuse(&mut self, pkt: &Packet, t: Time) -> Option<Offer> {
+        let x = self.extras.as_mut().expect("checked by the caller");
+        if let Some(loss) = x.loss.as_mut() {
+            if loss.lose_next() {
+                return Some(Offer::Lost);
+            }
+        }
+        x.aqm.as_ref()?; // no discipline: the buffer decides
+        self.advance(t);
+        let arrival = Arrival {
+            now: t,
+            waiting_pkts: self.waiting(),
+            waiting_bytes: self.waiting_bytes(),
+            idle_since: self.unserved.is_empty().then_some(self.last_dep_end),
+            size: pkt.size,
+        };
+        let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut());
+        match aqm.expect("checked above").on_arrival(&arrival) {
+            Verdict::Drop(_) => Some(Offer::Dropped),
+            Verdict::Enqueue => None,
         }
     }
 
@@ -489,6 +565,42 @@ mod tests {
         assert_eq!(l.offer(data(0, 1500), Time::ZERO, true), Offer::Lost);
         assert_eq!(l.counters.random_drops, 1);
         assert_eq!(l.packets().count(), 0);
+    }
+
+    #[test]
+    fn a_discipline_drops_before_the_buffer_is_full() {
+        // RED with w_q = 1 (the average is the queue an arrival finds),
+        // min_th 0, max_th 1: the third back-to-back packet finds one
+        // waiting, the average reaches max_th and it is a forced drop,
+        // counted with the link's drops, with room left in the buffer.
+        use crate::net::queue::red::{Red, RedParams};
+        let red = Red::new(
+            RedParams {
+                w_q: 1.0,
+                min_th: 0.0,
+                max_th: 1.0,
+                ..RedParams::default()
+            },
+            1e9,
+            1500,
+            crate::rng::stream(1, 1, 1),
+        );
+        let mut l = link(BufferLimit::Packets(10)).with_aqm(Some(Aqm::Red(red)));
+        assert!(l.has_aqm());
+        let t = Time::ZERO;
+        assert!(matches!(
+            l.offer(data(0, 1500), t, true),
+            Offer::Accepted { .. }
+        ));
+        assert!(matches!(
+            l.offer(data(1, 1500), t, true),
+            Offer::Accepted { .. }
+        ));
+        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.counters.drops, 1);
+        let s = l.aqm_state().unwrap();
+        assert_eq!((s.avg_queue, s.early_drops, s.forced_drops), (1.0, 0, 1));
+        assert_eq!(link(BufferLimit::Packets(10)).aqm_state(), None);
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! The network: links with DropTail queues, and the topology builders that
-//! turn a scenario's topology into links and per-flow routes.
+//! The network: links with their queues (DropTail, or an active
+//! discipline in front of it), and the topology builders that turn a
+//! scenario's topology into links and per-flow routes.
 
 pub mod link;
+pub mod queue;
 pub mod schedule;
 pub mod topology;
 

@@ -17,6 +17,7 @@
 //! the core) it only absorbs simultaneous bursts of the group's flows.
 
 use super::link::BufferLimit;
+use super::queue::QueueSpec;
 use super::schedule::parse_changes;
 use crate::event::LinkId;
 use crate::scenario::{
@@ -37,6 +38,8 @@ pub struct LinkSpec {
     pub delay: Time,
     /// Buffer as configured.
     pub buffer: BufferSpec,
+    /// Queue discipline.
+    pub queue: QueueSpec,
     /// RTT for a BDP-relative buffer, if given.
     pub bdp_rtt: Option<Time>,
     /// Random loss probability per packet.
@@ -158,6 +161,7 @@ impl Builder {
             rate_bps: rate_mbps * 1e6,
             delay: ms(delay_ms),
             buffer,
+            queue: QueueSpec::default(),
             bdp_rtt: bdp_rtt_ms.map(ms),
             loss,
             monitored,
@@ -209,6 +213,7 @@ impl Builder {
         for l in &mut self.links[first..] {
             l.rate_schedule = rate.clone();
             l.delay_schedule = delay.clone();
+            l.queue = o.queue.clone();
         }
         Ok(())
     }
@@ -236,6 +241,7 @@ fn check_link_opts(field: &str, o: &LinkOpts) -> Result<(), ScenarioError> {
     check_pos(&format!("{field}.rate_mbps"), o.rate_mbps, 1e7)?;
     check(&format!("{field}.delay_ms"), o.delay_ms, 0.0, 1e5)?;
     check_buffer(&format!("{field}.buffer"), &o.buffer)?;
+    o.queue.check(&format!("{field}.queue"))?;
     if let Some(r) = o.bdp_rtt_ms {
         check_pos(&format!("{field}.bdp_rtt_ms"), r, 1e6)?;
     }
@@ -565,6 +571,7 @@ fn graph(flows: &[FlowSpec], groups: &[GroupSpec], g: &Graph) -> Result<Routes, 
             rate_mbps: l.rate_mbps,
             delay_ms: l.delay_ms,
             buffer: l.buffer,
+            queue: l.queue.clone(),
             bdp_rtt_ms: l.bdp_rtt_ms,
             loss: l.loss,
             reverse_loss: l.loss,
@@ -595,6 +602,7 @@ fn graph(flows: &[FlowSpec], groups: &[GroupSpec], g: &Graph) -> Result<Routes, 
             );
             b.links[id as usize].rate_schedule = rate.clone();
             b.links[id as usize].delay_schedule = delay.clone();
+            b.links[id as usize].queue = l.queue.clone();
         }
     }
     let mut routes = Vec::new();

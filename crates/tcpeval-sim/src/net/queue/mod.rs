@@ -1,0 +1,300 @@
+//! Queue disciplines: what a link's queue does with an arriving packet
+//! beyond its hard buffer limit. DropTail (the default) does nothing more:
+//! its links carry no discipline at all and keep the link's fast path
+//! (one `None` check per offer). An active queue management (AQM)
+//! discipline sees every packet that reaches the queue and returns a
+//! [`Verdict`]; the buffer limit then still applies as the hard limit.
+//!
+//! Every discipline here decides on arrival (enqueue), which fits the link
+//! model of `net::link` (no per-packet dequeue events). Disciplines that
+//! decide at dequeue (CoDel, FQ-CoDel) need more; see
+//! `docs/dequeue-disciplines.md`.
+//!
+//! Adding a discipline: its own file with its parameters (a serde struct
+//! and a [`ParamDoc`] list) and its state, one variant in [`QueueSpec`]
+//! and its `kind_tagged!` line, one in [`Aqm`], and one entry in
+//! [`DISCIPLINES`].
+
+pub mod red;
+
+use crate::rng::Stream;
+use crate::scenario::{kind_tagged, ScenarioError};
+use crate::time::Time;
+use red::{Red, RedParams};
+use serde::{Deserialize, Serialize};
+
+/// One documented parameter of a discipline (for `tcpeval queues` and for
+/// validation: `range` is the one place its allowed values are declared).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamDoc {
+    /// Field name in the scenario's `queue` table.
+    pub name: &'static str,
+    /// Unit, or "" when dimensionless or not a number.
+    pub unit: &'static str,
+    /// Allowed closed range of a number (`None`: not a number).
+    pub range: Option<(f64, f64)>,
+    /// Meaning.
+    pub doc: &'static str,
+    /// Primary source of the parameter and its default.
+    pub source: &'static str,
+}
+
+impl ParamDoc {
+    /// Checks `v` against the declared range; the error names `at.<name>`.
+    pub fn check(&self, at: &str, v: f64) -> Result<(), ScenarioError> {
+        let (lo, hi) = self.range.expect("a numeric parameter has a range");
+        crate::scenario::check(&format!("{at}.{}", self.name), v, lo, hi)
+    }
+}
+
+/// A discipline as listed by `tcpeval queues`.
+#[derive(Clone, Copy, Debug)]
+pub struct DisciplineDoc {
+    /// The `kind` that selects it.
+    pub kind: &'static str,
+    /// One line on what it does and its source.
+    pub summary: &'static str,
+    /// Its parameters (defaults: [`QueueSpec::defaults`]).
+    pub params: &'static [ParamDoc],
+}
+
+/// Every discipline, in the order `tcpeval queues` lists them.
+pub const DISCIPLINES: &[DisciplineDoc] = &[
+    DisciplineDoc {
+        kind: "droptail",
+        summary: "First in, first out; a packet is dropped only when the buffer (the link's \
+                  `buffer`) is full. The default.",
+        params: &[],
+    },
+    DisciplineDoc {
+        kind: "red",
+        summary: red::SUMMARY,
+        params: red::PARAMS,
+    },
+];
+
+/// The empty parameter table of DropTail.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailParams {}
+
+/// A link's queue discipline as the scenario gives it
+/// (`queue = { kind = "red", min_th = 5 }`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    try_from = "serde_json::Value"
+)]
+pub enum QueueSpec {
+    /// Drop only when the buffer is full.
+    Droptail(DropTailParams),
+    /// Random Early Detection.
+    Red(RedParams),
+}
+
+kind_tagged!(QueueSpec {
+    "droptail" => Droptail,
+    "red" => Red,
+});
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::Droptail(DropTailParams {})
+    }
+}
+
+impl QueueSpec {
+    /// True for DropTail, which a normalized scenario leaves out so that
+    /// every scenario written before disciplines existed keeps its hash.
+    pub fn is_droptail(&self) -> bool {
+        matches!(self, QueueSpec::Droptail(_))
+    }
+
+    /// Checks the parameters; errors name `at.<field>` (`at` is the path
+    /// of the `queue` table).
+    pub fn check(&self, at: &str) -> Result<(), ScenarioError> {
+        match self {
+            QueueSpec::Droptail(_) => Ok(()),
+            QueueSpec::Red(p) => p.check(at),
+        }
+    }
+
+    /// The discipline's state for a link of `rate_bps` carrying full
+    /// packets of `packet_size` bytes, drawing from `rng`; `None` for
+    /// DropTail. The parameters must have passed [`QueueSpec::check`].
+    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Aqm> {
+        match self {
+            QueueSpec::Droptail(_) => None,
+            QueueSpec::Red(p) => Some(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng))),
+        }
+    }
+
+    /// The default parameters of the discipline `kind`, as a JSON table.
+    pub fn defaults(kind: &str) -> Option<serde_json::Value> {
+        let spec = match kind {
+            "droptail" => QueueSpec::default(),
+            "red" => QueueSpec::Red(RedParams::default()),
+            _ => return None,
+        };
+        let mut v = serde_json::to_value(spec).expect("serializable");
+        v.as_object_mut()?.remove("kind");
+        Some(v)
+    }
+}
+
+/// What the queue looks like when a packet arrives (after the link has
+/// ended every serialization due by `now`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Arrival {
+    /// Arrival time.
+    pub now: Time,
+    /// Packets waiting (not counting the one in service).
+    pub waiting_pkts: u32,
+    /// Bytes waiting (not counting the packet in service).
+    pub waiting_bytes: u64,
+    /// When the link last went idle (its serializer emptied), if it is
+    /// idle now; `None` while a packet is in service.
+    pub idle_since: Option<Time>,
+    /// Size of the arriving packet, bytes.
+    pub size: u32,
+}
+
+/// Why a discipline refused a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    /// A random early drop (RED: the average queue between the thresholds).
+    Early,
+    /// A drop the discipline forces without a draw (RED: the average queue
+    /// at or above `max_th`, or above `2 max_th` in gentle mode).
+    Forced,
+}
+
+/// A discipline's decision on an arriving packet. A mark (ECN CE) verdict
+/// is to be added with ECN: it will enqueue the packet marked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Let it through to the buffer (which may still be full).
+    Enqueue,
+    /// Drop it.
+    Drop(DropCause),
+}
+
+/// A discipline's state as probes report it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AqmState {
+    /// Average queue the discipline acts on (RED: packets, or bytes in
+    /// byte mode).
+    pub avg_queue: f64,
+    /// Early (random) drops so far.
+    pub early_drops: u64,
+    /// Forced drops so far (not counting the hard buffer limit's).
+    pub forced_drops: u64,
+}
+
+/// A link's active discipline.
+#[derive(Clone, Debug)]
+pub enum Aqm {
+    /// Random Early Detection.
+    Red(Red),
+}
+
+impl Aqm {
+    /// The verdict on an arriving packet (arrivals come in time order).
+    pub fn on_arrival(&mut self, a: &Arrival) -> Verdict {
+        match self {
+            Aqm::Red(r) => r.on_arrival(a),
+        }
+    }
+
+    /// The state probes report.
+    pub fn state(&self) -> AqmState {
+        match self {
+            Aqm::Red(r) => r.state(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{from_json, Topology};
+
+    fn scenario(queue: &str) -> String {
+        format!(
+            r#"{{
+            "duration_s": 1,
+            "topology": {{"kind": "dumbbell", "bottleneck": {{"rate_mbps": 10, "delay_ms": 10{queue}}}}},
+            "flows": [{{"algorithm": "reno", "rtt_ms": 100}}]
+        }}"#
+        )
+    }
+
+    fn queue_of(text: &str) -> QueueSpec {
+        let sc = from_json(text).unwrap();
+        let Topology::Dumbbell(d) = sc.topology else {
+            panic!()
+        };
+        d.bottleneck.queue
+    }
+
+    #[test]
+    fn droptail_is_the_default_and_left_out_of_the_normalized_scenario() {
+        let sc = from_json(&scenario("")).unwrap();
+        let text = serde_json::to_string(&sc).unwrap();
+        assert!(!text.contains("\"queue\""), "{text}");
+        let explicit = from_json(&scenario(r#", "queue": {"kind": "droptail"}"#)).unwrap();
+        assert_eq!(explicit, sc);
+        assert_eq!(serde_json::to_string(&explicit).unwrap(), text);
+    }
+
+    #[test]
+    fn red_parses_with_defaults_and_round_trips() {
+        let q = queue_of(&scenario(
+            r#", "queue": {"kind": "red", "min_th": 10, "max_th": 30}"#,
+        ));
+        assert_eq!(
+            q,
+            QueueSpec::Red(RedParams {
+                min_th: 10.0,
+                max_th: 30.0,
+                ..RedParams::default()
+            })
+        );
+        let text = serde_json::to_string(&q).unwrap();
+        assert!(text.starts_with(r#"{"kind":"red","min_th":10.0"#), "{text}");
+    }
+
+    #[test]
+    fn queue_errors_name_the_field() {
+        let e = from_json(&scenario(r#", "queue": {"kind": "red", "min_th": "x"}"#)).unwrap_err();
+        assert_eq!(e.field, "topology.bottleneck.queue.min_th", "{e}");
+        let e = from_json(&scenario(r#", "queue": {"kind": "red", "minth": 3}"#)).unwrap_err();
+        assert_eq!(e.field, "topology.bottleneck.queue.minth", "{e}");
+        let e = from_json(&scenario(r#", "queue": {"kind": "codel"}"#)).unwrap_err();
+        assert_eq!(e.field, "topology.bottleneck.queue.kind", "{e}");
+        assert_eq!(
+            e.message,
+            "unknown variant `codel`, expected one of `droptail`, `red`"
+        );
+        let sc = from_json(&scenario(
+            r#", "queue": {"kind": "red", "min_th": 5, "max_th": 5}"#,
+        ))
+        .unwrap();
+        let e = crate::resolve::Resolved::new(&sc).unwrap_err();
+        assert_eq!(e.field, "topology.bottleneck.queue.max_th", "{e}");
+    }
+
+    #[test]
+    fn every_discipline_is_listed_with_its_defaults() {
+        for d in DISCIPLINES {
+            let defaults = QueueSpec::defaults(d.kind).expect(d.kind);
+            let keys: Vec<&String> = defaults.as_object().unwrap().keys().collect();
+            assert_eq!(keys.len(), d.params.len(), "{}", d.kind);
+            for p in d.params {
+                assert!(defaults.get(p.name).is_some(), "{}.{}", d.kind, p.name);
+            }
+        }
+        assert_eq!(QueueSpec::defaults("nope"), None);
+    }
+}
