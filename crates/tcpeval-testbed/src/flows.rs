@@ -99,16 +99,7 @@ pub fn listen(i: usize, f: &FlowConfig) -> Result<OwnedFd> {
             &1i32,
             "SO_REUSEADDR",
         )?;
-        let sa = sys::sockaddr_in(addr, port);
-        // SAFETY: sa is a valid sockaddr_in.
-        let r = unsafe {
-            libc::bind(
-                fd,
-                &sa as *const _ as *const libc::sockaddr,
-                std::mem::size_of_val(&sa) as libc::socklen_t,
-            )
-        };
-        if r != 0 {
+        if !sys::attach_v4(fd, sys::Attach::Bind, addr, port) {
             return Err(Error::os(format!("flow {i}: receiver bind {addr}:{port}")));
         }
         // SAFETY: listening on our bound socket.
@@ -184,16 +175,7 @@ fn connect(i: usize, f: &FlowConfig) -> Result<OwnedFd> {
     )
     .map_err(|e| Error(format!("flow {i}: TCP_CONGESTION {:?}{}", f.algorithm, e.0)))?;
     if let Some(a) = f.sender_addr {
-        let sa = sys::sockaddr_in(a, 0);
-        // SAFETY: sa is a valid sockaddr_in.
-        let r = unsafe {
-            libc::bind(
-                fd,
-                &sa as *const _ as *const libc::sockaddr,
-                std::mem::size_of_val(&sa) as libc::socklen_t,
-            )
-        };
-        if r != 0 {
+        if !sys::attach_v4(fd, sys::Attach::Bind, a, 0) {
             return Err(Error::os(format!("flow {i}: sender bind {a}")));
         }
     }
@@ -205,16 +187,7 @@ fn connect(i: usize, f: &FlowConfig) -> Result<OwnedFd> {
         "TCP_NOTSENT_LOWAT",
     )?;
     sys::set_timeout(fd, libc::SO_SNDTIMEO, CONNECT_TIMEOUT_MS, "connect timeout")?;
-    let sa = sys::sockaddr_in(f.receiver_addr, f.port);
-    // SAFETY: sa is a valid sockaddr_in.
-    let r = unsafe {
-        libc::connect(
-            fd,
-            &sa as *const _ as *const libc::sockaddr,
-            std::mem::size_of_val(&sa) as libc::socklen_t,
-        )
-    };
-    if r != 0 {
+    if !sys::attach_v4(fd, sys::Attach::Connect, f.receiver_addr, f.port) {
         return Err(Error::os(format!(
             "flow {i}: connect to {}:{}",
             f.receiver_addr, f.port

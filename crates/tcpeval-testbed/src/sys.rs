@@ -72,6 +72,33 @@ pub fn sockaddr_in(addr: std::net::Ipv4Addr, port: u16) -> libc::sockaddr_in {
     }
 }
 
+/// Which call gives a socket its IPv4 address.
+#[derive(Clone, Copy, Debug)]
+pub enum Attach {
+    /// `bind(2)`: the local address.
+    Bind,
+    /// `connect(2)`: the peer's address.
+    Connect,
+}
+
+/// Binds or connects socket `fd` to `addr:port`; false if the call failed
+/// (the OS error is left in errno for the caller's message).
+pub fn attach_v4(fd: libc::c_int, how: Attach, addr: std::net::Ipv4Addr, port: u16) -> bool {
+    let sa = sockaddr_in(addr, port);
+    let (ptr, len) = (
+        &sa as *const libc::sockaddr_in as *const libc::sockaddr,
+        std::mem::size_of_val(&sa) as libc::socklen_t,
+    );
+    // SAFETY: sa is a valid sockaddr_in of `len` bytes that outlives the call.
+    let r = unsafe {
+        match how {
+            Attach::Bind => libc::bind(fd, ptr, len),
+            Attach::Connect => libc::connect(fd, ptr, len),
+        }
+    };
+    r == 0
+}
+
 /// True if the last OS error is "try again" (a timeout or non-blocking call).
 pub fn would_block() -> bool {
     let e = std::io::Error::last_os_error().raw_os_error();
