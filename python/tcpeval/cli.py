@@ -11,14 +11,17 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from tcpeval import __version__
-from tcpeval.errors import ScenarioError, StoreError
-from tcpeval.study import Study, StudyError
+from tcpeval.errors import ScenarioError, StoreError, StudyError
 from tcpeval.testbed.host import TestbedError
+
+if TYPE_CHECKING:
+    from tcpeval.study import Study
+
+# Modules that need pandas, scipy or matplotlib are imported inside the
+# command that uses them: `tcpeval algorithms` should not pay 2 s of imports.
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -40,6 +43,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         result = run_linux(sc, progress=not args.quiet)
     else:
         result = run(sc, progress=not args.quiet)
+    import pandas as pd
+
     with pd.option_context("display.width", 160, "display.max_columns", 20, "display.precision", 4):
         print(f"scenario {sc.name or args.scenario}  hash {sc.hash[:12]}  seed {sc.seed}")
         print(result.summary().to_string(index=False))
@@ -81,6 +86,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     v = validate(sc, args.reps, progress=not args.quiet)
     out = args.out or Path("tcpeval-results") / f"validate-{sc.name or Path(args.scenario).stem}"
     page = write_report(v, out)
+    import pandas as pd
+
     with pd.option_context("display.width", 160, "display.precision", 4):
         print(v.table().to_string(index=False))
     print(f"report: {page}")
@@ -320,6 +327,8 @@ def _cmd_results(args: argparse.Namespace) -> int:
     if len(errors):
         # A failed run's error, or a stored run's failed metrics: the first line, shortened.
         shown["error"] = df["error"].map(lambda e: "" if not isinstance(e, str) else _first_line(e, 70))
+    import pandas as pd
+
     with pd.option_context("display.width", 250, "display.max_columns", 40, "display.max_rows", 500):
         print(shown.to_string(index=False))
     if len(errors):

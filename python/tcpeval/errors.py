@@ -21,6 +21,10 @@ class ScenarioError(ValueError):
         return (type(self), (self.field, self.message, self.location))
 
 
+class StudyError(ScenarioError):
+    """A study file field is missing, malformed or out of range."""
+
+
 class StoreError(OSError):
     """A results file or directory cannot be read or written, or its
     contents are damaged. ``path`` is the file (or directory) concerned and

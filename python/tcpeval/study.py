@@ -22,15 +22,11 @@ from typing import Any
 from tcpeval import __version__
 from tcpeval.claims import ClaimError, parse_claims
 from tcpeval.derived import FUNCTIONS
-from tcpeval.errors import ScenarioError
+from tcpeval.errors import ScenarioError, StudyError
 from tcpeval.figure_spec import FigureSpecError, check_figure
 from tcpeval.scenario import load_scenario
 from tcpeval.scenario_checks import check_toml_file
 from tcpeval.study_checks import check_metric, check_table
-
-
-class StudyError(ScenarioError):
-    """A study file field is missing, malformed or out of range."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import signal
 
 from ._series import as_1d, paired, sample_period, window_mask
 
@@ -50,6 +49,8 @@ def periodogram_psd(
     """
     v, fs = _windowed(time, x, t_start, t_end)
     # scipy-stubs 1.17 spell detrend "linear" as "literal", so no overload matches.
+    from scipy import signal  # 1 s to import: only where a spectrum is taken
+
     f, pxx = signal.periodogram(  # type: ignore[call-overload]
         v, fs=fs, window=window, detrend=detrend, scaling="density"
     )
@@ -79,6 +80,8 @@ def welch_psd(
     """
     v, fs = _windowed(time, x, t_start, t_end)
     segment = max(v.size // 4, 1) if nperseg is None else int(nperseg)
+    from scipy import signal  # 1 s to import: only where a spectrum is taken
+
     f, pxx = signal.welch(  # type: ignore[call-overload]  # detrend, as in periodogram_psd
         v, fs=fs, window=window, nperseg=segment, detrend=detrend, scaling="density"
     )
@@ -106,6 +109,8 @@ def dominant_frequencies(
     power = as_1d(pxx, "pxx")
     if freq.shape != power.shape:
         raise ValueError("f and pxx must have the same length")
+    from scipy import signal  # 1 s to import: only where a spectrum is taken
+
     peaks, _ = signal.find_peaks(power)
     step = freq[1] - freq[0] if freq.size > 1 else 0.0
     peaks = peaks[freq[peaks] >= max(min_cycles * step, np.finfo(float).tiny)]
@@ -136,6 +141,8 @@ def sawtooth_peak_times(time: ArrayLike, x: ArrayLike, prominence: float = 0.1) 
     span = float(v.max() - v.min()) if v.size else 0.0
     if span == 0:
         return np.empty(0)
+    from scipy import signal  # 1 s to import: only where a spectrum is taken
+
     peaks, _ = signal.find_peaks(v, prominence=prominence * span)
     return t[peaks]
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 
 @dataclass(frozen=True)
@@ -60,6 +59,8 @@ def mean_ci(samples: ArrayLike, confidence: float = 0.95, axis: int = -1) -> Mea
         half = np.full(mean.shape, np.nan)
     else:
         sd = arr.std(axis=axis, ddof=1)
+        from scipy import stats  # 1 s to import: only where an interval is taken
+
         half = stats.t.ppf(0.5 + confidence / 2.0, n - 1) * sd / np.sqrt(n)
     if np.ndim(mean) == 0:
         return MeanCI(float(mean), float(half), n)
