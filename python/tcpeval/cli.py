@@ -198,17 +198,31 @@ def _cmd_columns(args: argparse.Namespace) -> int:
 
 
 def _cmd_bench(args: argparse.Namespace) -> int:
-    from tcpeval.bench import CASES, machine, run_case
+    from dataclasses import asdict
+
+    from tcpeval.bench import CASES, case_named, machine, run_case
 
     scale = 0.1 if args.quick else 1.0
-    print(f"machine: {machine()}")
-    print(f"{'case':<30} {'wall s':>8} {'packets/s':>14} {'events/s':>14} {'ev/pkt':>7}")
-    for case in CASES:
+    try:
+        cases = [case_named(n) for n in args.case] if args.case else CASES
+    except ValueError as e:
+        print(f"tcpeval: {e}", file=sys.stderr)
+        return 2
+    if not args.json:
+        print(f"machine: {machine()}; each case in its own process, durations x {scale:g}")
+        print(f"{'case':<32} {'wall s':>8} {'packets/s':>12} {'events/s':>12} {'ev/pkt':>7} {'peak MiB':>9}")
+    results = []
+    for case in cases:
         r = run_case(case, scale)
-        print(
-            f"{r.name:<30} {r.wall_s:>8.3f} {r.packets_per_s:>14,.0f} {r.events_per_s:>14,.0f} "
-            f"{r.events / max(r.packets, 1):>7.2f}"
-        )
+        results.append(r)
+        if not args.json:
+            print(
+                f"{r.name:<32} {r.wall_s:>8.3f} {r.packets_per_s:>12,.0f} {r.events_per_s:>12,.0f} "
+                f"{r.events_per_packet:>7.2f} {r.peak_rss_mib:>9.0f}",
+                flush=True,
+            )
+    if args.json:
+        print(json.dumps([asdict(r) | {"machine": machine(), "scale": scale} for r in results], indent=2))
     return 0
 
 
@@ -463,8 +477,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="JSON output")
     c.set_defaults(func=_cmd_columns)
 
-    b = sub.add_parser("bench", help="measure engine speed (packets/s, events/s)")
+    b = sub.add_parser("bench", help="measure engine speed (packets/s, events/s, events/packet, peak memory)")
     b.add_argument("--quick", action="store_true", help="scenarios at 1/10 of their duration")
+    b.add_argument(
+        "--case", action="append", help="run only this case (repeatable; an unknown name lists them)"
+    )
+    b.add_argument("--json", action="store_true", help="JSON output")
     b.set_defaults(func=_cmd_bench)
     return p
 

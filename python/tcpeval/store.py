@@ -80,7 +80,7 @@ def _parquet_bytes(frame: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     table = pa.Table.from_pandas(frame, preserve_index=False)
     encoding = {}
-    for column, kind in zip(table.schema.names, table.schema.types):
+    for column, kind in zip(table.schema.names, table.schema.types, strict=True):
         if pa.types.is_integer(kind):
             encoding[column] = "DELTA_BINARY_PACKED"
         elif pa.types.is_floating(kind):

@@ -168,9 +168,27 @@ def test_readme_table_names_every_declared_tcp_option() -> None:
 
 
 def test_bench_quick_reports_rates() -> None:
-    p = tcpeval("bench", "--quick")
+    p = tcpeval("bench", "--quick", "--case", "reno-2flows-500M-60ms-60s")
     assert p.returncode == 0, p.stderr
-    assert "packets/s" in p.stdout and "reno-2flows-500M-60ms-60s" in p.stdout
+    assert "packets/s" in p.stdout and "peak MiB" in p.stdout and "reno-2flows-500M-60ms-60s" in p.stdout
+
+
+def test_bench_json_gives_each_case_its_own_process_and_memory() -> None:
+    small, many = "reno-2flows-ackeach-nosack-60s", "cubic-1000flows-1G-100ms-30s"
+    p = tcpeval("bench", "--quick", "--json", "--case", small, "--case", many)
+    assert p.returncode == 0, p.stderr
+    rows = {r["name"]: r for r in json.loads(p.stdout)}
+    assert set(rows) == {small, many}
+    for r in rows.values():
+        assert r["packets"] > 0 and r["events"] > r["packets"] and r["wall_s"] > 0
+    # Peak memory is per case (a fresh process each): 1000 flows need more than 2.
+    assert rows[many]["peak_rss_mib"] > rows[small]["peak_rss_mib"]
+
+
+def test_bench_unknown_case_lists_the_cases() -> None:
+    p = tcpeval("bench", "--case", "nope")
+    assert p.returncode == 2
+    assert "unknown 'nope'" in p.stderr and "cubic-10000flows-1G-100ms-10s" in p.stderr
 
 
 def test_plan_counts_runs_and_simulated_seconds_and_runs_nothing(tmp_path) -> None:
