@@ -483,3 +483,18 @@ def test_time_marks_move_with_the_quick_mode_time_axis() -> None:
         assert (mark.at, mark.label, notes) == (at, "C, D start", [])
         (fmark,) = _marks(ctx, "freq_marks", "hz", 0.0, 10.0, "Hz", notes)
         assert fmark.at == 0.5  # frequencies do not scale
+
+
+def test_figure_windows_move_with_the_quick_mode_time_axis() -> None:
+    # A figure's window and psd_window are written for the full run, like the
+    # metrics' windows: a quick run at 0.2 shows [135, 1200] s as [27, 240] s.
+    from types import SimpleNamespace
+
+    from tcpeval.report.figures import _window
+
+    spec = {"window": [135, 1200], "psd_window": [300, 600]}
+    for scale, window, psd in ((1.0, (135.0, 1200.0), (300.0, 600.0)), (0.2, (27.0, 240.0), (60.0, 120.0))):
+        ctx = SimpleNamespace(spec=spec, study=SimpleNamespace(time_scale=scale))
+        assert _window(ctx, "window") == pytest.approx(window)
+        assert _window(ctx, "psd_window") == pytest.approx(psd)
+    assert _window(SimpleNamespace(spec={}, study=SimpleNamespace(time_scale=0.2)), "window") is None

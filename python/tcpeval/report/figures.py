@@ -270,9 +270,15 @@ Window = tuple[float | None, float | None]
 
 
 def _window(ctx: _Context, key: str) -> Window | None:
-    """The ``[t_start, t_end]`` of ``key`` (s), None when the figure has none."""
+    """The ``[t_start, t_end]`` of ``key`` (s), None when the figure has none.
+    Like the metrics' windows and the marks, a window is written for the full
+    run and moves with the run's time axis in quick mode
+    (``quick.duration_scale``)."""
     value = ctx.spec.get(key)
-    return None if value is None else (float(value[0]), float(value[1]))
+    if value is None:
+        return None
+    scale = ctx.study.time_scale
+    return (float(value[0]) * scale, float(value[1]) * scale)
 
 
 def _selected(ctx: _Context, names: list[str], key: str, notes: list[str]) -> list[str]:
