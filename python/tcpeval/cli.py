@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tcpeval import __version__
 from tcpeval.errors import ScenarioError, StoreError, StudyError
+from tcpeval.testbed import BACKENDS
 from tcpeval.testbed.host import TestbedError
 
 if TYPE_CHECKING:
@@ -231,6 +232,11 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     from tcpeval.runner import run_study
     from tcpeval.study import load_study
 
+    if args.scheduler and args.backend == "linux":
+        print(
+            "tcpeval: linux backend: runs on this host only; it cannot use a Dask scheduler", file=sys.stderr
+        )
+        return 2
     if args.scheduler:
         from tcpeval.runner import dask_missing_message
 
@@ -241,6 +247,8 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     study = load_study(study_ref)
     mode = "quick" if args.quick else "full"
     suffix = f"-{args.platform}" if args.platform else ""
+    if args.backend != "sim":
+        suffix += f"-{args.backend}"
     out = args.out or Path("tcpeval-results") / f"{study.name}-{mode}{suffix}"
     if args.plan:
         return _print_plan(study, out, args)
@@ -253,6 +261,7 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
         workers=args.workers,
         progress=not args.quiet,
+        backend=args.backend,
     )
     print(
         f"{study.name} ({mode}): {summary.total} runs, {summary.skipped} already stored, "
@@ -293,6 +302,10 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
         print(f"{p.name:<28} {p.runs:>6} {p.stored:>7} {p.simulated_s:>12,.0f}")
     runs, stored = sum(p.runs for p in plans), sum(p.stored for p in plans)
     print(f"{'total':<28} {runs:>6} {stored:>7} {sum(p.simulated_s for p in plans):>12,.0f}")
+    if args.backend == "linux":
+        _print_linux_plan(specs)
+        print(f"results directory: {out}")
+        return 0
     workers = args.workers or os.cpu_count() or 1
     calibrated = calibrate_plans(specs, plans) if stored < runs else {}
     left = remaining_wall_s(plans, workers, calibrated)
@@ -309,6 +322,32 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
             )
     print(f"results directory: {out}")
     return 0
+
+
+def _print_linux_plan(specs: Sequence[Any]) -> None:
+    """``--plan --backend linux``: the real time the runs take, and which of
+    them this host cannot run, grouped by reason."""
+    import re
+
+    from tcpeval.testbed.run import refusal
+
+    reasons: dict[str, int] = {}
+    real_s = 0.0
+    for spec in specs:
+        why = refusal(spec.scenario)
+        if why is None:
+            real_s += float(spec.scenario["duration_s"])
+        else:
+            why = re.sub(r"\[\d+\]", "[i]", why)  # without the list index, runs group by cause
+            reasons[why] = reasons.get(why, 0) + 1
+    runnable = len(specs) - sum(reasons.values())
+    minutes = round(real_s / 60)
+    print(
+        f"on --backend linux: {runnable} runs can run here, one at a time in real time: "
+        f"{minutes // 60} h {minutes % 60:02d} min of emulation plus set-up"
+    )
+    for why, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+        print(f"  {n} runs cannot: {why}")
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -376,10 +415,23 @@ def _memory_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _backend_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="sim",
+        help="sim: the simulator (default); linux: this host's kernel TCP in network namespaces, "
+        "in real time, as root (docs/testbed.md)",
+    )
+
+
 def _sweep_options(p: argparse.ArgumentParser) -> None:
     _memory_option(p)
+    _backend_option(p)
     p.add_argument("--quick", action="store_true", help="shorter runs, coarser grids, fewer replications")
-    p.add_argument("--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE)")
+    p.add_argument(
+        "--out", type=Path, help="results directory (default tcpeval-results/STUDY-MODE[-PLATFORM][-linux])"
+    )
     p.add_argument("--experiment", action="append", help="run only this experiment (repeatable)")
     p.add_argument(
         "--platform",
@@ -406,13 +458,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, help="override the scenario's seed")
     r.add_argument("--duration", type=float, help="override the scenario's duration_s")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.add_argument(
-        "--backend",
-        choices=("sim", "linux"),
-        default="sim",
-        help="sim: the simulator (default); linux: this host's kernel TCP in network namespaces, "
-        "in real time, as root (docs/testbed.md)",
-    )
+    _backend_option(r)
     _memory_option(r)
     r.set_defaults(func=_cmd_run)
 

@@ -16,6 +16,13 @@ progress bar's rate, and so its ETA, is a fair mix of cheap and costly
 experiments from the start. When an experiment's metric declarations changed since its
 stored runs were measured (``study.json`` keeps a digest per experiment),
 those runs are re-measured from their stored tables, without simulating.
+
+With ``backend="linux"`` the same sweep runs each scenario on this host's
+kernel instead (:func:`tcpeval.testbed.run.run_linux`): one run at a time,
+in real time, into a results directory of its own (``study.json`` names the
+backend, and a directory of the other backend is refused). A run the host
+cannot do (an algorithm its kernel lacks, a feature the testbed does not
+build) is recorded as failed with the reason, like any failed run.
 """
 
 from __future__ import annotations
@@ -37,12 +44,14 @@ from typing import Any
 from tqdm import tqdm
 
 from tcpeval import __version__
+from tcpeval.errors import StoreError
 from tcpeval.metrics.named import compute
 from tcpeval.result import RunResult
 from tcpeval.results_db import Claim, ResultsDB, RunRecord
 from tcpeval.simulate import run
 from tcpeval.store import encode_run, store_run
 from tcpeval.study import RunSpec, Study, expand
+from tcpeval.testbed import BACKENDS
 
 
 @dataclass(frozen=True)
@@ -58,15 +67,21 @@ class Outcome:
     """The tcpeval version that simulated the run (a cluster worker's may differ)."""
 
 
-def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]]) -> Outcome:
-    """Simulates one run, encodes its tables and computes its metrics; writes nothing.
+def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], backend: str = "sim") -> Outcome:
+    """Runs one spec (simulated, or on this host's kernel with ``backend =
+    "linux"``), encodes its tables and computes its metrics; writes nothing.
 
     Never raises: a failure becomes a record with status ``error``.
     """
     started = time.perf_counter()
     files = None
     try:
-        result = run(spec.scenario, progress=False)
+        if backend == "linux":
+            from tcpeval.testbed.run import run_linux
+
+            result = run_linux(spec.scenario, progress=False)
+        else:
+            result = run(spec.scenario, progress=False)
         files = encode_run(result)
         values, error = measure(result, metrics)
         status = "ok"
@@ -169,12 +184,13 @@ def interleave(specs: list[RunSpec]) -> list[RunSpec]:
 class _ThreadPool:
     """Runs :func:`execute` on local threads (the engine releases the GIL)."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, backend: str = "sim") -> None:
         self._pool = ThreadPoolExecutor(max_workers=workers)
         self.window = workers
+        self._backend = backend
 
     def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
-        return self._pool.submit(execute, spec, metrics)
+        return self._pool.submit(execute, spec, metrics, self._backend)
 
     def wait(self, futures: list[Any], timeout: float) -> set[Any]:
         done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
@@ -318,6 +334,7 @@ def run_study(
     scheduler: str | None = None,
     workers: int | None = None,
     progress: bool | None = None,
+    backend: str = "sim",
 ) -> SweepSummary:
     """Runs every run of ``study`` not yet stored in ``out_dir``.
 
@@ -329,18 +346,41 @@ def run_study(
     processes may run the same study into ``out_dir`` at the same time
     (:mod:`tcpeval.results_db`). Stored runs whose files are damaged are
     simulated again. Raises :class:`~tcpeval.errors.StoreError` when
-    ``out_dir`` cannot be written (the runs stored so far stay).
+    ``out_dir`` cannot be written (the runs stored so far stay) or holds
+    runs of the other ``backend``.
+
+    ``backend = "linux"`` runs each scenario on this host's kernel, one at a
+    time (``workers`` and ``scheduler`` do not apply: the runs are real time
+    and need this host's namespaces); raises
+    :class:`~tcpeval.testbed.host.TestbedError` before creating anything when
+    this host cannot run the testbed at all.
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: {backend!r} is not one of {', '.join(BACKENDS)}")
+    if backend == "linux":
+        from tcpeval.testbed.host import TestbedError, check_can_run
+
+        if scheduler:
+            raise TestbedError("the linux backend runs on this host only; it cannot use a Dask scheduler")
+        check_can_run()
     if scheduler and (missing := dask_missing_message()):
         raise ImportError(missing)
     specs = expand(study, quick=quick, only=only, platform=platform)
     started_at = time.time()
     db = ResultsDB(out_dir)
     try:
+        stored_backend = db.study_info().get("backend", "sim")
+        if db.done_keys() and stored_backend != backend:
+            raise StoreError(
+                out_dir,
+                f"holds runs of the {stored_backend} backend; runs of the {backend} backend go to "
+                "another results directory (--out)",
+            )
         info: dict[str, Any] = {
             "name": study.name,
             "mode": "quick" if quick else "full",
             "platform": platform or study.platform or "linux",
+            "backend": backend,
             "tcpeval_version": __version__,
             "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "finished": None,
@@ -365,9 +405,13 @@ def run_study(
         db.write_study(study.source, info)
         done = db.done_keys() - set(damaged)
         todo = interleave([s for s in specs if s.key not in done])
-        pool: _ThreadPool | _DaskPool = (
-            _DaskPool(scheduler) if scheduler else _ThreadPool(workers or os.cpu_count() or 1)
-        )
+        pool: _ThreadPool | _DaskPool
+        if backend == "linux":
+            pool = _ThreadPool(1, backend)  # real time: one testbed at a time
+        elif scheduler:
+            pool = _DaskPool(scheduler)
+        else:
+            pool = _ThreadPool(workers or os.cpu_count() or 1)
         with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
             ok, elsewhere, failed, metric_failed = _sweep(db, todo, metric_specs, pool, bar, started_at)
         info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -215,5 +215,6 @@ def load_run(run_dir: str | Path) -> RunResult:
         sim_time_s=meta["sim_time_s"],
         events=meta["events"],
         wall_time_s=meta["wall_time_s"],
+        backend=meta.get("backend", {}),
         **tables,
     )

@@ -218,3 +218,25 @@ def test_workers_must_be_a_whole_number_of_at_least_one(tmp_path) -> None:
         p = tcpeval("report", str(tmp_path), "--workers", bad)
         assert p.returncode == 2
         assert "--workers" in p.stderr and ">= 1" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_plan_on_the_linux_backend_says_what_the_host_cannot_run(tmp_path) -> None:
+    # The shipped studies set simulator TCP options and platform presets, so
+    # none of their runs maps onto the kernel: the plan says why, grouped.
+    p = tcpeval(
+        "reproduce", "linux-variants", "--quick", "--plan", "--backend", "linux", "--out", str(tmp_path / "x")
+    )
+    assert p.returncode == 0, p.stderr
+    assert "on --backend linux: 0 runs can run here" in p.stdout
+    assert "77 runs cannot: platform: the linux backend does not support platform" in p.stdout
+    assert not (tmp_path / "x").exists()
+
+
+def test_linux_backend_refuses_a_dask_scheduler(tmp_path) -> None:
+    p = tcpeval(
+        "reproduce", "linux-variants", "--quick", "--backend", "linux", "--scheduler", "tcp://nowhere:1",
+        "--out", str(tmp_path / "x"),
+    )  # fmt: skip
+    assert p.returncode == 2
+    assert "linux backend" in p.stderr and "Dask" in p.stderr
+    assert not (tmp_path / "x").exists()

@@ -478,3 +478,12 @@ def test_a_directory_named_like_a_shipped_study_does_not_hide_it(tmp_path, monke
     (tmp_path / "mine").mkdir()
     with pytest.raises(StudyError, match="is a directory"):
         load_study("mine")
+
+
+def test_example_study_files_parse_and_expand() -> None:
+    # examples/studies/ holds study files (scenario examples are examples/*.toml).
+    files = sorted((Path(__file__).resolve().parents[2] / "examples" / "studies").glob("*.toml"))
+    assert files
+    for f in files:
+        study = load_study(f)
+        assert expand(study, quick=True) and expand(study)

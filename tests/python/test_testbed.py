@@ -421,3 +421,59 @@ def test_reductions_are_the_ssthresh_changes() -> None:
         )
 
     assert list(reductions(R(), 0)) == [0.2, 0.4]  # type: ignore[arg-type]
+
+
+LINUX_STUDY = """
+name = "tiny-linux"
+replications = 1
+[defaults]
+duration_s = 3.0
+probes = { flow_period_ms = 50, queue_period_ms = 50 }
+[[experiment]]
+name = "one-flow"
+[experiment.scenario]
+topology = { kind = "dumbbell", bottleneck = { rate_mbps = 20, delay_ms = 5 } }
+flows = [{ name = "a", algorithm = "cubic", rtt_ms = 20 }]
+[experiment.sweep]
+algorithm = { path = "flows[0].algorithm", values = ["cubic", "htcp"] }
+[[experiment.metric]]
+name = "goodput"
+fn = "goodput_mbps"
+"""
+
+
+@needs_testbed
+def test_a_study_runs_on_the_kernel_and_refuses_what_it_lacks(tmp_path: Path) -> None:
+    # About 3 s of emulation: the CUBIC point runs on the kernel; the H-TCP
+    # point (no such module here) is recorded as failed with the reason, and a
+    # results directory of one backend refuses runs of the other.
+    from tcpeval.errors import StoreError
+    from tcpeval.results_db import ResultsDB, results
+    from tcpeval.runner import run_study
+    from tcpeval.study import parse_study
+
+    if "htcp" in host.available_congestion_control():
+        pytest.skip("this kernel offers htcp, so nothing is refused")
+    study = parse_study(LINUX_STUDY)
+    out = tmp_path / "linux"
+    summary = run_study(study, out, progress=False, backend="linux")
+    assert (summary.total, summary.ok, len(summary.failed)) == (2, 1, 1)
+    (refused,) = summary.failed
+    assert refused.point == {"algorithm": "htcp"}
+    assert "no congestion control 'htcp'" in (refused.error or "")
+    db = ResultsDB(out)
+    try:
+        assert db.study_info()["backend"] == "linux"
+        (key,) = db.done_keys()
+        run = db.load_run(key)
+    finally:
+        db.close()
+    assert run.backend["backend"] == "linux" and run.backend["kernel"]
+    # The kernel's CUBIC filled most of the 20 Mbit/s over 3 s.
+    (row,) = [r for r in results(out).itertuples() if r.status == "ok"]
+    assert 10.0 < row.goodput < 20.0
+    # Rerun: the stored run is skipped (the refused one is tried again, quickly).
+    again = run_study(study, out, progress=False, backend="linux")
+    assert (again.skipped, again.ok) == (1, 0)
+    with pytest.raises(StoreError, match="holds runs of the linux backend"):
+        run_study(study, out, progress=False)

@@ -263,6 +263,12 @@ def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str
         ("reference", spec.get("reference", "")),
         ("mode", study.mode),
         ("platform", meta.get("platform", "linux")),
+        (
+            "backend",
+            "this host's Linux kernel in network namespaces (real time)"
+            if meta.get("backend") == "linux"
+            else "the tcpeval simulator",
+        ),
         ("claims", card.summary()),
         ("tcpeval version of the runs", meta.get("tcpeval_version", "unknown")),
         ("started", meta.get("started") or "unknown"),

@@ -22,4 +22,7 @@ The per-packet work (delay line, senders, receivers, probes) is Rust, in
 
 from tcpeval.testbed.host import TestbedError
 
-__all__ = ["TestbedError"]
+#: Where a scenario or a study can run: the simulator, or this host's kernel.
+BACKENDS = ("sim", "linux")
+
+__all__ = ["BACKENDS", "TestbedError"]

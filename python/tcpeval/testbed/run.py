@@ -38,6 +38,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from tcpeval import _core
+from tcpeval.errors import ScenarioError
 from tcpeval.result import RunResult
 from tcpeval.scenario import Scenario, load_scenario
 from tcpeval.testbed import host
@@ -65,6 +66,17 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+def refusal(scenario: Mapping[str, Any] | Scenario) -> str | None:
+    """Why this host's testbed cannot run ``scenario`` (a feature the testbed
+    does not build, naming the field, or an algorithm the kernel lacks), or
+    None when it can. Checks the plan only: builds nothing."""
+    try:
+        host.check_algorithms(plan(load_scenario(scenario)).algorithms)
+    except (ScenarioError, host.TestbedError) as e:
+        return str(e)
+    return None
 
 
 def run_linux(
