@@ -68,7 +68,7 @@ macro_rules! table {
         }
     ) => {
         $(#[doc = $tdoc])*
-        #[derive(Clone, Debug, Default, PartialEq)]
+        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
         pub struct $name {
             $($(#[doc = $doc])* pub $field: Vec<$ty>,)*
         }

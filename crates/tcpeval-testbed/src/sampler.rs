@@ -14,46 +14,14 @@ use crate::flows::FlowShared;
 use crate::qdisc_stats::QdiscReader;
 use crate::tcp_info::TcpInfo;
 
-/// The simulator's `flow_series` columns (see `FlowSeries` in tcpeval-sim).
-/// `ssthresh` is infinite before the first loss; JSON carries that as null.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct FlowSeries {
-    /// Tick time, s.
-    pub time: Vec<f64>,
-    /// Flow index.
-    pub flow: Vec<u32>,
-    /// Congestion window, segments (`tcpi_snd_cwnd`).
-    pub cwnd: Vec<f64>,
-    /// Slow-start threshold, segments (`tcpi_snd_ssthresh`, infinite while unset).
-    pub ssthresh: Vec<f64>,
-    /// Smoothed RTT, s (`tcpi_rtt`; NaN before the first sample).
-    pub srtt: Vec<f64>,
-    /// Bytes the receiving application has read.
-    pub delivered: Vec<u64>,
-    /// Data segments sent, retransmissions included (`tcpi_data_segs_out`).
-    pub sent: Vec<u64>,
-    /// Segments retransmitted (`tcpi_total_retrans`).
-    pub retransmitted: Vec<u64>,
-    /// Retransmission timeouts (`tcpi_total_rto`).
-    pub timeouts: Vec<u64>,
-}
-
-/// The simulator's `queue_series` columns (see `QueueSeries` in tcpeval-sim).
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct QueueSeries {
-    /// Tick time, s.
-    pub time: Vec<f64>,
-    /// Link index.
-    pub link: Vec<u32>,
-    /// Packets waiting in the qdisc.
-    pub qlen: Vec<u32>,
-    /// Bytes waiting (frames, Ethernet header included).
-    pub qbytes: Vec<u64>,
-    /// Bytes dequeued so far.
-    pub departed_bytes: Vec<u64>,
-    /// Packets dropped so far.
-    pub drops: Vec<u64>,
-}
+/// The run's series are the simulator's own tables (one declaration of
+/// their columns, crates/tcpeval-sim/src/probe.rs), filled from the kernel:
+/// `cwnd` and `ssthresh` in segments (`tcpi_snd_cwnd`, `tcpi_snd_ssthresh`,
+/// infinite while unset, JSON null), `srtt` from `tcpi_rtt`, `delivered` the
+/// bytes the receiving application read, `sent` `tcpi_data_segs_out`,
+/// `retransmitted` `tcpi_total_retrans`, `timeouts` `tcpi_total_rto`; queue
+/// bytes are frames with their Ethernet header.
+pub use tcpeval_sim::probe::{FlowSeries, QueueSeries};
 
 /// What the sampler recorded.
 #[derive(Clone, Debug, Default, Serialize)]

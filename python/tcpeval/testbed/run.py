@@ -124,33 +124,31 @@ def run_linux(
     return to_result(sc, p, raw, wall, facts)
 
 
-def _flow_series(raw: dict[str, Any]) -> pd.DataFrame:
-    fs = raw["flow_series"]
-    df = pd.DataFrame(
-        {
-            "time": np.asarray(fs["time"], dtype=np.float64),
-            "flow": np.asarray(fs["flow"], dtype=np.uint32),
-            "cwnd": np.asarray(fs["cwnd"], dtype=np.float64),
-            # JSON has no infinity: null is an unset ssthresh, a missing srtt.
-            "ssthresh": np.array([np.inf if v is None else v for v in fs["ssthresh"]], dtype=np.float64),
-            "srtt": np.array([np.nan if v is None else v for v in fs["srtt"]], dtype=np.float64),
-        }
-    )
-    for col in ("delivered", "sent", "retransmitted", "timeouts"):
-        df[col] = np.asarray(fs[col], dtype=np.uint64)
-    return df
+#: numpy types of the engine's column types (``tcpeval results columns``).
+_DTYPES = {"f64": np.float64, "u32": np.uint32, "u64": np.uint64}
+#: What a JSON null (a non-finite float) stands for, by column: an unset
+#: ssthresh is infinite; anything else (a missing srtt) is NaN.
+_NULL_MEANS = {"ssthresh": np.inf}
 
 
-def _queue_series(raw: dict[str, Any]) -> pd.DataFrame:
-    qs = raw["queue_series"]
-    types = {"time": np.float64, "link": np.uint32, "qlen": np.uint32, "qbytes": np.uint64}
-    types |= {"departed_bytes": np.uint64, "drops": np.uint64}
-    return pd.DataFrame({c: np.asarray(qs[c], dtype=t) for c, t in types.items()})
+def _series(raw: dict[str, Any], key: str) -> pd.DataFrame:
+    """The series table ``key`` of the testbed's output, with the
+    simulator's columns and types (one declaration: the engine's schema)."""
+    (table,) = [t for t in json.loads(_core.columns()) if t["key"] == key]
+    data = raw[key]
+    out = {}
+    for c in table["columns"]:
+        values = data[c["name"]]
+        if c["type"] == "f64":
+            missing = _NULL_MEANS.get(c["name"], np.nan)
+            values = [missing if v is None else v for v in values]
+        out[c["name"]] = np.asarray(values, dtype=_DTYPES[c["type"]])
+    return pd.DataFrame(out)
 
 
 def to_result(sc: Scenario, p: Plan, raw: dict[str, Any], wall: float, facts: dict[str, Any]) -> RunResult:
     """The run's tables and summary facts (see the module doc)."""
-    fseries = _flow_series(raw)
+    fseries = _series(raw, "flow_series")
     flows = pd.DataFrame.from_records(p.sim_tables["flows"])
     flows.insert(0, "flow", np.arange(len(flows), dtype=np.int64))
     errors = []
@@ -193,7 +191,7 @@ def to_result(sc: Scenario, p: Plan, raw: dict[str, Any], wall: float, facts: di
     return RunResult(
         scenario=sc,
         flow_series=fseries,
-        queue_series=_queue_series(raw),
+        queue_series=_series(raw, "queue_series"),
         flows=flows,
         links=links,
         sim_time_s=float(raw["duration_s"]),
