@@ -462,14 +462,14 @@ impl World {
             }
             (Ends::Tcp(conn), Payload::Data { seq, tsval }) => {
                 fl.data_received += 1;
-                let n = conn.receiver.on_data(seq, tsval, now, &mut out);
+                let n = conn.receiver.on_data(seq, tsval, pkt.ecn, now, &mut out);
                 fl.delivered_pkts += n;
                 let c = &mut self.class_counters[cls];
                 c.received += 1;
                 c.delivered_bytes += n * u64::from(conn.sender.tcb.mss);
             }
             (Ends::Tcp(conn), ack @ Payload::Ack { .. }) => {
-                conn.on_ack(now, ack, &mut out);
+                conn.on_ack(now, ack, pkt.ecn, &mut out);
                 completed = !fl.done && conn.sender.completed_at.is_some();
             }
         }
@@ -671,6 +671,7 @@ impl Host for World {
                 flow: f,
                 size,
                 hop,
+                ecn: Default::default(),
                 payload: Payload::Data { seq, tsval: 0 },
             },
             self.now,
