@@ -45,6 +45,7 @@ pub mod africa;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod fusion;
 pub mod highspeed;

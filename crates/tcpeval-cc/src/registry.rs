@@ -133,6 +133,7 @@ algorithms! {
     Illinois => crate::illinois::Illinois,
     Fusion => crate::fusion::Fusion,
     Yeah => crate::yeah::Yeah,
+    Dctcp => crate::dctcp::Dctcp,
 }
 
 #[cfg(test)]
