@@ -319,7 +319,7 @@ impl World {
         let hop = self.hops[pkt.hop as usize];
         let l = hop.link;
         let link = &mut self.links[l as usize];
-        match link.offer(pkt, t, !hop.next_folded) {
+        match link.offer(&mut pkt, t, !hop.next_folded) {
             Offer::Accepted { arrival, schedule } => {
                 if hop.next_folded {
                     pkt.hop += 1;
