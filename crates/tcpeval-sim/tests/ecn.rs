@@ -64,8 +64,10 @@ fn red_marking_replaces_drops_at_the_same_goodput() {
                 marks > 50 && reductions > 20,
                 "marks {marks}, reductions {reductions}"
             );
-            // Every mark reached a receiver (none was dropped).
-            assert_eq!(ce, marks);
+            // Every mark reached a receiver, but for packets still on
+            // their way at the end.
+            let in_transit: u64 = r.flows.iter().map(|f| f.data_in_transit).sum();
+            assert!(ce <= marks && marks - ce <= in_transit, "{ce} of {marks}");
             // At most one reduction per window: fewer reductions than marks.
             assert!(reductions < marks, "{reductions} vs {marks}");
         } else {

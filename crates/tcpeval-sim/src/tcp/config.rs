@@ -159,7 +159,7 @@ tcp_options! {
     /// retransmitting nothing. An algorithm that needs ECN (`dctcp`) turns
     /// it on whatever this says.
     ecn: bool = false, unit "", range none, if_set,
-        source "RFC 3168 sections 5, 6.1; Linux net.ipv4.tcp_ecn = 1 (off by default here, as for Linux's active opens)",
+        source "RFC 3168 sections 5, 6.1; Linux net.ipv4.tcp_ecn = 1 (its default 2 requests ECN on no connection a host opens: off here)",
         => [ecn: bool as same];
     /// Receiver window (unlimited by default; give this or `rwnd_bytes`).
     rwnd_pkts: u64 = u64::MAX, unit "packets", range (1.0, 1e12), always,
