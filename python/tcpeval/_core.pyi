@@ -103,7 +103,7 @@ class AqmSeries(TypedDict):
     link: NDArray[np.uint32]
     """Link index."""
     avg_queue: NDArray[np.float64]
-    """Average queue the discipline acts on (RED: its EWMA as of the last arrival, packets, or bytes in byte mode)."""
+    """Average queue the discipline acts on (RED: its EWMA as of the last arrival, packets, or bytes in byte mode; step: the packets the last arrival found waiting)."""
     early_drops: NDArray[np.uint64]
     """Early (random) drops by the discipline so far (RED: between min_th and max_th)."""
     forced_drops: NDArray[np.uint64]

@@ -11,7 +11,8 @@ Tables (units in the column docs of the engine, restated here):
   departed_bytes (cumulative), drops (cumulative queue drops: full buffer
   or discipline).
 - ``aqm_series``: time (s), link (id), link_name, avg_queue (the average
-  queue the link's discipline acts on: RED's, packets or bytes), early_drops
+  queue the link's discipline acts on: RED's, packets or bytes; step's, the
+  packets the last arrival found), early_drops
   and forced_drops (cumulative, the discipline's own; ``drops`` in
   ``queue_series`` counts them too, with the full buffer's), marks (ECN CE
   marks, cumulative). Rows only for monitored links with a discipline other

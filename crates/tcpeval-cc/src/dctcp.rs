@@ -50,11 +50,11 @@ params! {
         /// The EWMA gain of alpha is g = 1 / 2^shift_g.
         shift_g: u32 = 4, closed(0.0, 10.0),
             unit "",
-            source "Linux net/ipv4/tcp_dctcp.c dctcp_shift_g = 4 (g = 1/16; the module accepts 0..10); RFC 8257 section 4.2 (g = 1/16)";
+            source "Linux net/ipv4/tcp_dctcp.c dctcp_shift_g = 4 (g = 1/16; the module accepts 0..10); RFC 8257 (g = 1/16)";
         /// alpha when the connection starts, in 1/1024.
         alpha_on_init: u32 = 1024, closed(0.0, 1024.0),
             unit "1/1024",
-            source "Linux tcp_dctcp.c dctcp_alpha_on_init = DCTCP_MAX_ALPHA (1024); RFC 8257 section 3.3 (alpha initialized to 1)";
+            source "Linux tcp_dctcp.c dctcp_alpha_on_init = DCTCP_MAX_ALPHA (1024); RFC 8257 (DCTCP.Alpha starts at 1)";
     }
 }
 

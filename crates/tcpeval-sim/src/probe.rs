@@ -124,7 +124,8 @@ table! {
         /// Link index.
         pub link: Vec<u32>,
         /// Average queue the discipline acts on (RED: its EWMA as of the
-        /// last arrival, packets, or bytes in byte mode).
+        /// last arrival, packets, or bytes in byte mode; step: the packets
+        /// the last arrival found waiting).
         pub avg_queue: Vec<f64>,
         /// Early (random) drops by the discipline so far (RED: between
         /// min_th and max_th).

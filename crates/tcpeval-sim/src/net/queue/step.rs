@@ -59,10 +59,12 @@ impl StepParams {
     }
 }
 
-/// Step marking's state on one link: its counts.
+/// Step marking's state on one link: its counts and the queue the last
+/// arrival found.
 #[derive(Clone, Debug)]
 pub struct Step {
     p: StepParams,
+    last_waiting: u32,
     marks: u64,
     drops: u64,
 }
@@ -72,6 +74,7 @@ impl Step {
     pub fn new(p: StepParams) -> Self {
         Step {
             p,
+            last_waiting: 0,
             marks: 0,
             drops: 0,
         }
@@ -80,6 +83,7 @@ impl Step {
     /// The verdict on an arriving packet: mark (or drop a Not-ECT packet)
     /// when `mark_threshold` or more packets are waiting.
     pub fn on_arrival(&mut self, a: &Arrival) -> Verdict {
+        self.last_waiting = a.waiting_pkts;
         if a.waiting_pkts < self.p.mark_threshold {
             Verdict::Enqueue
         } else if a.ect {
@@ -91,11 +95,12 @@ impl Step {
         }
     }
 
-    /// The state probes report: the instantaneous rule has no average (0),
-    /// its drops of Not-ECT packets count as forced.
+    /// The state probes report: the queue it acts on is the one the last
+    /// arrival found (no average); its drops of Not-ECT packets count as
+    /// forced.
     pub fn state(&self) -> AqmState {
         AqmState {
-            avg_queue: 0.0,
+            avg_queue: f64::from(self.last_waiting),
             early_drops: 0,
             forced_drops: self.drops,
             marks: self.marks,
@@ -134,6 +139,7 @@ mod tests {
         );
         let st = s.state();
         assert_eq!((st.marks, st.forced_drops, st.early_drops), (2, 1, 0));
+        assert_eq!(st.avg_queue, 5.0);
     }
 
     #[test]
