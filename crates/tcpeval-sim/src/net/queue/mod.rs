@@ -148,6 +148,9 @@ impl QueueSpec {
     }
 
     /// The default parameters of the discipline `kind`, as a JSON table.
+    /// A documented parameter the serialization leaves out is a flag that
+    /// is off (flags added after the first stored runs are skipped when
+    /// off, see [`is_off`]), listed as `false`.
     pub fn defaults(kind: &str) -> Option<serde_json::Value> {
         let spec = match kind {
             "droptail" => QueueSpec::default(),
@@ -156,9 +159,23 @@ impl QueueSpec {
             _ => return None,
         };
         let mut v = serde_json::to_value(spec).expect("serializable");
-        v.as_object_mut()?.remove("kind");
+        let table = v.as_object_mut()?;
+        table.remove("kind");
+        let doc = DISCIPLINES.iter().find(|d| d.kind == kind)?;
+        for p in doc.params {
+            table
+                .entry(p.name)
+                .or_insert(serde_json::Value::Bool(false));
+        }
         Some(v)
     }
+}
+
+/// Serde's `skip_serializing_if` for a flag added to a discipline after
+/// scenarios using the discipline were stored: off, it is left out of the
+/// normalised scenario, whose hash then stays what it was.
+pub(crate) fn is_off(flag: &bool) -> bool {
+    !*flag
 }
 
 /// What the queue looks like when a packet arrives (after the link has

@@ -72,9 +72,14 @@ pub struct RedParams {
     pub gentle: bool,
     /// `packets` or `bytes`.
     pub mode: RedMode,
-    /// Mark ECN-capable packets instead of dropping them.
+    /// Mark ECN-capable packets instead of dropping them (left out of the
+    /// normalised scenario when off, so that RED scenarios written before
+    /// it keep their hash).
+    #[serde(skip_serializing_if = "super::is_off")]
     pub ecn: bool,
-    /// With `ecn`: still drop, not mark, in the forced region.
+    /// With `ecn`: still drop, not mark, in the forced region (left out
+    /// when off, as `ecn`).
+    #[serde(skip_serializing_if = "super::is_off")]
     pub harddrop: bool,
 }
 
@@ -565,6 +570,24 @@ mod tests {
     }
 
     #[test]
+    fn flags_that_are_off_stay_out_of_the_normalised_scenario() {
+        // A RED table written before ECN serializes as it did (its hash
+        // holds); the listing still shows the flags with their defaults.
+        let text = serde_json::to_string(&RedParams::default()).unwrap();
+        assert!(
+            !text.contains("ecn") && !text.contains("harddrop"),
+            "{text}"
+        );
+        let listed = super::super::QueueSpec::defaults("red").unwrap();
+        assert_eq!(listed["ecn"], false);
+        assert_eq!(listed["harddrop"], false);
+        let on: RedParams = serde_json::from_str(r#"{"ecn": true}"#).unwrap();
+        assert!(serde_json::to_string(&on)
+            .unwrap()
+            .contains(r#""ecn":true"#));
+    }
+
+    #[test]
     fn bad_parameters_name_the_field_and_the_range() {
         let at = "topology.bottleneck.queue";
         let e = RedParams {
@@ -594,7 +617,12 @@ mod tests {
 
     #[test]
     fn every_parameter_is_documented() {
-        let v = serde_json::to_value(RedParams::default()).unwrap();
+        let all_on = RedParams {
+            ecn: true,
+            harddrop: true,
+            ..RedParams::default()
+        };
+        let v = serde_json::to_value(all_on).unwrap();
         let names: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         let mut documented: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
         documented.sort_unstable();
