@@ -38,7 +38,7 @@
 use crate::event::{Event, EventQueue, FlowId, LinkId, TimerKind};
 use crate::flow::{Ends, Flow, FlowMeta, RouteId};
 use crate::net::{Link, Offer};
-use crate::packet::{Packet, Payload};
+use crate::packet::{Codepoint, Packet, Payload};
 use crate::probe::{Recorder, SampleKind};
 use crate::resolve::Resolved;
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
@@ -319,10 +319,17 @@ impl World {
         let hop = self.hops[pkt.hop as usize];
         let l = hop.link;
         let link = &mut self.links[l as usize];
-        match link.offer(&mut pkt, t, !hop.next_folded) {
-            Offer::Accepted { arrival, schedule } => {
+        match link.offer(pkt, t, !hop.next_folded) {
+            Offer::Accepted {
+                arrival,
+                schedule,
+                ce,
+            } => {
                 if hop.next_folded {
                     pkt.hop += 1;
+                    if ce {
+                        pkt.ecn = pkt.ecn.with_codepoint(Codepoint::Ce);
+                    }
                     self.offer(pkt, arrival);
                 } else if schedule {
                     self.events.push(arrival, Event::LinkDelivery(l));

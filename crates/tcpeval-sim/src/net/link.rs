@@ -81,8 +81,14 @@ record! {
 pub enum Offer {
     /// Queued; it reaches the far end at `arrival`. `schedule` tells the
     /// caller to schedule the link's delivery event for it: it was kept for
-    /// delivery and is now the only packet waiting for one.
-    Accepted { arrival: Time, schedule: bool },
+    /// delivery and is now the only packet waiting for one. `ce`: it leaves
+    /// marked Congestion Experienced, here or upstream (the kept copy
+    /// carries the mark; a caller passing the packet on sets CE on its own).
+    Accepted {
+        arrival: Time,
+        schedule: bool,
+        ce: bool,
+    },
     /// Dropped by the full buffer or the discipline.
     Dropped,
     /// Dropped by random loss.
@@ -291,16 +297,15 @@ impl Link {
 
     /// Offers `pkt` to the link at time `t` (never before an earlier
     /// offer's). With `keep` the packet waits for its delivery event;
-    /// without, the caller passes it on at its arrival time itself. A
-    /// marking discipline sets CE on an accepted `pkt` (the kept copy and
-    /// the caller's alike).
-    pub fn offer(&mut self, pkt: &mut Packet, t: Time, keep: bool) -> Offer {
+    /// without, the caller passes it on at its arrival time itself (with
+    /// CE set if the answer says `ce`).
+    pub fn offer(&mut self, mut pkt: Packet, t: Time, keep: bool) -> Offer {
         let count = !self.folded;
         if count {
             self.counters.arrivals += 1;
         }
         if self.extras.is_some() {
-            if let Some(refused) = self.extras_refuse(pkt, t) {
+            if let Some(refused) = self.extras_refuse(&mut pkt, t) {
                 if count {
                     match refused {
                         Offer::Lost => self.counters.random_drops += 1,
@@ -344,7 +349,7 @@ impl Link {
         let schedule = keep && self.transit.is_empty();
         if keep {
             self.transit.push_back(Entry {
-                pkt: *pkt,
+                pkt,
                 offered: t,
                 dep_end,
                 arrive,
@@ -354,6 +359,7 @@ impl Link {
         Offer::Accepted {
             arrival: arrive,
             schedule,
+            ce: pkt.ecn.is_ce(),
         }
     }
 
@@ -444,23 +450,25 @@ mod tests {
         let mut l = link(BufferLimit::Packets(10));
         let t0 = Time::from_ms(1);
         assert_eq!(
-            l.offer(&mut data(0, 1500), t0, true),
+            l.offer(data(0, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(12) + Time::from_ms(10),
-                schedule: true
+                schedule: true,
+                ce: false
             }
         );
         // A back-to-back packet waits for the first: departs at 24 us.
         assert_eq!(
-            l.offer(&mut data(1, 1500), t0, true),
+            l.offer(data(1, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(24) + Time::from_ms(10),
-                schedule: false
+                schedule: false,
+                ce: false
             }
         );
         // After an idle gap the serializer starts at the arrival time.
         let t1 = Time::from_ms(2);
-        let Offer::Accepted { arrival, .. } = l.offer(&mut data(2, 1500), t1, true) else {
+        let Offer::Accepted { arrival, .. } = l.offer(data(2, 1500), t1, true) else {
             panic!()
         };
         assert_eq!(arrival, t1 + Time::from_us(12) + Time::from_ms(10));
@@ -476,21 +484,21 @@ mod tests {
         let t = Time::from_ms(1);
         for i in 0..4 {
             assert!(
-                matches!(l.offer(&mut data(i, 1500), t, true), Offer::Accepted { .. }),
+                matches!(l.offer(data(i, 1500), t, true), Offer::Accepted { .. }),
                 "packet {i}"
             );
         }
         assert_eq!(l.waiting(), 3);
-        assert_eq!(l.offer(&mut data(4, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(data(4, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
         assert_eq!(l.counters.max_qlen, 3);
         // Once the first leaves service (12 us), there is room for one more.
         let t2 = t + Time::from_us(12);
         assert!(matches!(
-            l.offer(&mut data(5, 1500), t2, true),
+            l.offer(data(5, 1500), t2, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(&mut data(6, 1500), t2, true), Offer::Dropped);
+        assert_eq!(l.offer(data(6, 1500), t2, true), Offer::Dropped);
         l.advance(t + Time::from_us(48));
         assert_eq!(l.counters.departures, 4);
         assert_eq!(l.counters.bytes_departed, 6000);
@@ -502,23 +510,23 @@ mod tests {
         let mut l = link(BufferLimit::Bytes(3000));
         let t = Time::ZERO;
         assert!(matches!(
-            l.offer(&mut data(0, 1500), t, true),
+            l.offer(data(0, 1500), t, true),
             Offer::Accepted { .. }
         )); // in service
         assert!(matches!(
-            l.offer(&mut data(1, 1500), t, true),
+            l.offer(data(1, 1500), t, true),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            l.offer(&mut data(2, 1460), t, true),
+            l.offer(data(2, 1460), t, true),
             Offer::Accepted { .. }
         ));
         assert_eq!(l.waiting_bytes(), 2960);
         assert!(matches!(
-            l.offer(&mut data(3, 40), t, true),
+            l.offer(data(3, 40), t, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(&mut data(4, 40), t, true), Offer::Dropped);
+        assert_eq!(l.offer(data(4, 40), t, true), Offer::Dropped);
     }
 
     #[test]
@@ -531,7 +539,7 @@ mod tests {
         let t = Time::from_us(20);
         let d = Time::from_ms(10);
         let arrivals: Vec<Time> = (0..3)
-            .map(|i| match l.offer(&mut data(i, 1500), t, true) {
+            .map(|i| match l.offer(data(i, 1500), t, true) {
                 Offer::Accepted { arrival, .. } => arrival - d,
                 o => panic!("{o:?}"),
             })
@@ -548,9 +556,9 @@ mod tests {
         // the change would overtake one still propagating; it waits instead.
         let mut l =
             link(BufferLimit::Packets(10)).with_schedules(vec![], vec![(Time::from_ms(1), 0.001)]);
-        let a0 = l.offer(&mut data(0, 1500), Time::ZERO, true);
-        let a1 = l.offer(&mut data(1, 1500), Time::from_ms(2), true);
-        let a2 = l.offer(&mut data(2, 1500), Time::from_ms(20), true);
+        let a0 = l.offer(data(0, 1500), Time::ZERO, true);
+        let a1 = l.offer(data(1, 1500), Time::from_ms(2), true);
+        let a2 = l.offer(data(2, 1500), Time::from_ms(20), true);
         let at = |o: Offer| match o {
             Offer::Accepted { arrival, .. } => arrival,
             o => panic!("{o:?}"),
@@ -573,7 +581,7 @@ mod tests {
             BufferLimit::Packets(5),
             Some(loss),
         );
-        assert_eq!(l.offer(&mut data(0, 1500), Time::ZERO, true), Offer::Lost);
+        assert_eq!(l.offer(data(0, 1500), Time::ZERO, true), Offer::Lost);
         assert_eq!(l.counters.random_drops, 1);
         assert_eq!(l.packets().count(), 0);
     }
@@ -600,14 +608,14 @@ mod tests {
         assert!(l.has_aqm());
         let t = Time::ZERO;
         assert!(matches!(
-            l.offer(&mut data(0, 1500), t, true),
+            l.offer(data(0, 1500), t, true),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            l.offer(&mut data(1, 1500), t, true),
+            l.offer(data(1, 1500), t, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(&mut data(2, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
         let s = l.aqm_state().unwrap();
         assert_eq!((s.avg_queue, s.early_drops, s.forced_drops), (1.0, 0, 1));
@@ -629,12 +637,9 @@ mod tests {
         };
         let t = Time::ZERO;
         for seq in 0..3 {
-            assert!(matches!(
-                l.offer(&mut ect(seq), t, true),
-                Offer::Accepted { .. }
-            ));
+            assert!(matches!(l.offer(ect(seq), t, true), Offer::Accepted { .. }));
         }
-        assert_eq!(l.offer(&mut data(3, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(data(3, 1500), t, true), Offer::Dropped);
         let marks: Vec<Codepoint> = l.transit.iter().map(|e| e.pkt.ecn.codepoint()).collect();
         assert_eq!(marks, [Codepoint::Ect0, Codepoint::Ect0, Codepoint::Ce]);
         let s = l.aqm_state().unwrap();
@@ -649,20 +654,22 @@ mod tests {
         // asks for the delivery event, being the only one kept).
         let mut l = link(BufferLimit::Packets(10));
         let t = Time::ZERO;
-        let first = l.offer(&mut data(0, 1500), t, false);
+        let first = l.offer(data(0, 1500), t, false);
         assert_eq!(
             first,
             Offer::Accepted {
                 arrival: Time::from_us(12) + Time::from_ms(10),
-                schedule: false
+                schedule: false,
+                ce: false
             }
         );
         assert_eq!(l.waiting(), 0);
         assert_eq!(
-            l.offer(&mut data(1, 1500), t, true),
+            l.offer(data(1, 1500), t, true),
             Offer::Accepted {
                 arrival: Time::from_us(24) + Time::from_ms(10),
-                schedule: true
+                schedule: true,
+                ce: false
             }
         );
         assert_eq!(l.waiting(), 1);
@@ -684,14 +691,14 @@ mod tests {
         let t2 = Time::from_ms(2);
         let t3 = t2 + Time::from_us(5);
         assert!(matches!(
-            l.offer(&mut data(0, 1500), t1, true),
+            l.offer(data(0, 1500), t1, true),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            l.offer(&mut data(1, 1500), t2, true),
+            l.offer(data(1, 1500), t2, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(&mut data(2, 1500), t3, true), Offer::Dropped);
+        assert_eq!(l.offer(data(2, 1500), t3, true), Offer::Dropped);
         // Nothing has happened by 0.5 ms.
         assert_eq!(l.counters_at(Time::from_us(500)), LinkCounters::default());
         // By 1.5 ms the first arrived and departed (at 1.012 ms).
