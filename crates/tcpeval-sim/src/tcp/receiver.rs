@@ -520,6 +520,26 @@ mod tests {
     }
 
     #[test]
+    fn rfc3168_acks_a_not_ect_segment_after_ect_ones_at_once() {
+        // Linux __tcp_ecn_check_ce: Not-ECT once ECT was seen is probably a
+        // retransmission (RFC 3168 section 6.1.5 keeps those Not-ECT), so
+        // quick-ack mode for 2 segments: the Not-ECT 2 and then 3 are each
+        // ACKed at once; without ECN 2 and 3 share one delayed ACK.
+        let c = TcpConfig {
+            quickack_segments: 0,
+            ..TcpConfig::default()
+        };
+        let not_ect = Ecn::default();
+        let marks = [ect(), ect(), not_ect, ect(), ect(), ect()];
+        let mut r = Receiver::new(0, &c).with_ecn_echo(EcnEcho::Rfc3168);
+        let cums: Vec<u64> = ece_trace(&mut r, &marks).iter().map(|t| t.0).collect();
+        assert_eq!(cums, [2, 3, 4, 6]);
+        let mut r = Receiver::new(0, &c);
+        let cums: Vec<u64> = ece_trace(&mut r, &marks).iter().map(|t| t.0).collect();
+        assert_eq!(cums, [2, 4, 6]);
+    }
+
+    #[test]
     fn dctcp_echo_follows_each_ce_change_at_once() {
         // RFC 8257 section 3.2, Linux dctcp_ece_ack_update, delayed ACK
         // every 2nd segment. 0, 1 unmarked: one ACK (cum 2, no ECE). 2
