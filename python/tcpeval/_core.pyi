@@ -103,11 +103,13 @@ class AqmSeries(TypedDict):
     link: NDArray[np.uint32]
     """Link index."""
     avg_queue: NDArray[np.float64]
-    """Average queue the discipline acts on (RED: its EWMA as of the last arrival, packets, or bytes in byte mode)."""
+    """Average queue the discipline acts on (RED: its EWMA as of the last arrival, packets, or bytes in byte mode; step: the packets the last arrival found waiting)."""
     early_drops: NDArray[np.uint64]
     """Early (random) drops by the discipline so far (RED: between min_th and max_th)."""
     forced_drops: NDArray[np.uint64]
-    """Forced drops by the discipline so far (RED: average at or above max_th); the full buffer's drops are not counted here."""
+    """Forced drops by the discipline so far (RED: average at or above max_th; step: Not-ECT packets at the threshold); the full buffer's drops are not counted here."""
+    marks: NDArray[np.uint64]
+    """ECN CE marks by the discipline so far (early and forced)."""
 
 # Per-class series, one row per (sample time, class): the aggregate of every flow of the class, so short transfers that come and go add up.
 ClassSeries = TypedDict(
@@ -208,6 +210,10 @@ class FlowRow(TypedDict):
     """Retransmission timeouts."""
     undos: int
     """Reductions undone as spurious (TCP option `undo`)."""
+    ece_reductions: int
+    """Window reductions for ECN echoes (RFC 3168 CWR episodes); 0 without ECN."""
+    ce_received: int
+    """Data packets that reached the receiver CE-marked; 0 without ECN."""
     delivered_bytes: int
     """Bytes delivered in order to the receiving application."""
     data_received: int

@@ -11,12 +11,15 @@ Tables (units in the column docs of the engine, restated here):
   departed_bytes (cumulative), drops (cumulative queue drops: full buffer
   or discipline).
 - ``aqm_series``: time (s), link (id), link_name, avg_queue (the average
-  queue the link's discipline acts on: RED's, packets or bytes), early_drops
+  queue the link's discipline acts on: RED's, packets or bytes; step's, the
+  packets the last arrival found), early_drops
   and forced_drops (cumulative, the discipline's own; ``drops`` in
-  ``queue_series`` counts them too, with the full buffer's). Rows only for
-  monitored links with a discipline other than DropTail.
+  ``queue_series`` counts them too, with the full buffer's), marks (ECN CE
+  marks, cumulative). Rows only for monitored links with a discipline other
+  than DropTail.
 - ``flows``: one row per flow with its totals (sent, retransmitted,
-  fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
+  fast_retransmits, timeouts, ece_reductions and ce_received with ECN,
+  delivered_bytes, first_loss, base_rtt, ...).
 - ``links``: one row per link (rate_bps, delay, buffer, arrivals, drops,
   random_drops, departures, bytes_departed, max_qlen, monitored).
 - ``transfers``: one row per finite transfer (generated web transfers and

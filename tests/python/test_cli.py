@@ -142,7 +142,7 @@ def test_queues_list_every_discipline_with_defaults_ranges_and_sources() -> None
     assert p.stdout.startswith("droptail: ")
     assert "    max_p = 0.1    # " in p.stdout and "allowed 1e-09 ..= 1" in p.stdout
     data = {d["name"]: d for d in json.loads(tcpeval("queues", "--json").stdout)}
-    assert list(data) == ["droptail", "red"]
+    assert list(data) == ["droptail", "red", "step"]
     assert data["droptail"]["params"] == []
     red = {q["name"]: q for q in data["red"]["params"]}
     assert red["min_th"]["default"] == 5.0 and red["max_th"]["default"] == 15.0

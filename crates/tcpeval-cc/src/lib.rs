@@ -45,6 +45,7 @@ pub mod africa;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod fusion;
 pub mod highspeed;
@@ -71,7 +72,9 @@ pub enum CaState {
     Open,
     /// Duplicate ACKs or SACKs seen, nothing marked lost yet.
     Disorder,
-    /// Window reduced for an ECN echo (unused by the simulator so far).
+    /// The window is being reduced after an ECN echo (RFC 3168 section
+    /// 6.1.2; Linux `tcp_enter_cwr`), until the data outstanding at the echo
+    /// is acknowledged. Entered only by flows with ECN on.
     Cwr,
     /// Fast recovery after a loss was detected by duplicate ACKs or SACK.
     Recovery,
@@ -149,6 +152,10 @@ pub struct Tcb {
     /// Total packets delivered to the receiver so far (cumulative + SACKed;
     /// Linux `tp->delivered`).
     pub delivered: u64,
+    /// Of `delivered`, the packets newly delivered by ACKs that carried ECE
+    /// (Linux `tp->delivered_ce` under RFC 3168 feedback,
+    /// `tcp_count_delivered`); 0 without ECN.
+    pub delivered_ce: u64,
     /// Sender setting: the Limited Slow-Start (RFC 3742) threshold in
     /// packets, 0 = off (the sysctl `tcp_max_ssthresh` that Linux 2.6.2x -
     /// 3.x `tcp_slow_start` in `tcp_cong.c` read); the sender's own ns-2
@@ -177,6 +184,7 @@ impl Tcb {
             min_rtt: None,
             ca_state: CaState::Open,
             delivered: 0,
+            delivered_ce: 0,
             max_ssthresh: 0,
             last_send: Time::ZERO,
         }
@@ -276,6 +284,10 @@ pub trait NamedAlgorithm: CongestionControl + Sized {
     const SUMMARY: &'static str;
     /// The algorithm's named, overridable constants.
     type Params: ParamSet;
+    /// The algorithm needs ECN, which its flows then use whatever their
+    /// `ecn` option says (Linux `TCP_CONG_NEEDS_ECN`); it also gets the
+    /// receiver's per-CE-change echo instead of RFC 3168's echo-until-CWR.
+    const NEEDS_ECN: bool = false;
     /// A new per-flow instance.
     fn new(params: Self::Params) -> Self;
 }

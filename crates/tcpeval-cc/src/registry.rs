@@ -47,6 +47,11 @@ macro_rules! algorithms {
             pub fn name(&self) -> &'static str {
                 match self { $(Algorithm::$variant(_) => <$ty as NamedAlgorithm>::NAME),* }
             }
+
+            /// The algorithm needs ECN ([`NamedAlgorithm::NEEDS_ECN`]).
+            pub fn needs_ecn(&self) -> bool {
+                match self { $(Algorithm::$variant(_) => <$ty as NamedAlgorithm>::NEEDS_ECN),* }
+            }
         }
 
         /// Builds the algorithm called `name` with the given parameter
@@ -128,6 +133,7 @@ algorithms! {
     Illinois => crate::illinois::Illinois,
     Fusion => crate::fusion::Fusion,
     Yeah => crate::yeah::Yeah,
+    Dctcp => crate::dctcp::Dctcp,
 }
 
 #[cfg(test)]

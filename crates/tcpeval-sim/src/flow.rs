@@ -3,7 +3,7 @@
 //! line and its counters; and the `flows` table's description of a flow.
 
 use crate::packet::Packet;
-use crate::tcp::{Connection, Sender};
+use crate::tcp::{Connection, Receiver, Sender};
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -69,6 +69,13 @@ impl Flow {
         match &self.ends {
             Ends::Tcp(c) => &c.sender,
             Ends::Udp { .. } => unreachable!("a UDP flow has no TCP sender"),
+        }
+    }
+
+    pub(crate) fn receiver(&self) -> &Receiver {
+        match &self.ends {
+            Ends::Tcp(c) => &c.receiver,
+            Ends::Udp { .. } => unreachable!("a UDP flow has no TCP receiver"),
         }
     }
 }

@@ -3,7 +3,9 @@
 //! A packet is copied at every link it crosses, so it is kept to 48 bytes:
 //! an ACK's SACK blocks (48 bytes of their own, and present only while the
 //! receiver holds out-of-order data) stay in the receiver's [`SackStore`]
-//! and the ACK carries a [`SackRef`] to them.
+//! and the ACK carries a [`SackRef`] to them. ECN (RFC 3168) costs one
+//! byte that fits in the padding: the IP header's ECN field and the TCP
+//! header's ECE and CWR flags, in [`Ecn`].
 
 use crate::event::FlowId;
 use crate::time::Time;
@@ -130,6 +132,85 @@ impl SackStore {
     }
 }
 
+/// The IP header's ECN field (RFC 3168 section 5): whether the sender's
+/// transport is ECN-capable, and whether a router marked congestion. ECT(1)
+/// is not used (RFC 3168 senders send ECT(0)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Codepoint {
+    /// Not-ECT (00): the transport is not ECN-capable; a marking queue drops it.
+    #[default]
+    NotEct,
+    /// ECT(0) (10): ECN-capable transport.
+    Ect0,
+    /// CE (11): Congestion Experienced, set by a queue on an ECT packet.
+    Ce,
+}
+
+/// A packet's ECN bits: the IP codepoint and the TCP flags ECE (on ACKs,
+/// RFC 3168 section 6.1.3) and CWR (on data, section 6.1.2), packed in one
+/// byte. All zero (`Ecn::default()`) when ECN is off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ecn(u8);
+
+impl Ecn {
+    const CODEPOINT: u8 = 0b0011;
+    const ECE: u8 = 0b0100;
+    const CWR: u8 = 0b1000;
+
+    /// The IP ECN field.
+    pub fn codepoint(self) -> Codepoint {
+        match self.0 & Self::CODEPOINT {
+            0 => Codepoint::NotEct,
+            1 => Codepoint::Ect0,
+            _ => Codepoint::Ce,
+        }
+    }
+
+    /// These bits with the IP ECN field set to `c`.
+    pub fn with_codepoint(self, c: Codepoint) -> Self {
+        Ecn((self.0 & !Self::CODEPOINT) | c as u8)
+    }
+
+    /// ECN-capable transport: ECT(0) or CE.
+    pub fn is_ect(self) -> bool {
+        self.codepoint() != Codepoint::NotEct
+    }
+
+    /// Congestion Experienced.
+    pub fn is_ce(self) -> bool {
+        self.codepoint() == Codepoint::Ce
+    }
+
+    /// The TCP ECN-Echo flag (set on ACKs).
+    pub fn ece(self) -> bool {
+        self.0 & Self::ECE != 0
+    }
+
+    /// These bits with ECE set to `on`.
+    pub fn with_ece(self, on: bool) -> Self {
+        Ecn(if on {
+            self.0 | Self::ECE
+        } else {
+            self.0 & !Self::ECE
+        })
+    }
+
+    /// The TCP Congestion Window Reduced flag (set on data).
+    pub fn cwr(self) -> bool {
+        self.0 & Self::CWR != 0
+    }
+
+    /// These bits with CWR set to `on`.
+    pub fn with_cwr(self, on: bool) -> Self {
+        Ecn(if on {
+            self.0 | Self::CWR
+        } else {
+            self.0 & !Self::CWR
+        })
+    }
+}
+
 /// A packet on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -140,6 +221,8 @@ pub struct Packet {
     /// Position of the link the packet is on in the world's hop table (the
     /// world sets it when the packet enters the network; endpoints leave 0).
     pub hop: u32,
+    /// ECN bits (all clear when the flow does not use ECN).
+    pub ecn: Ecn,
     /// Data (forward route) or ACK (reverse route).
     pub payload: Payload,
 }
@@ -158,6 +241,25 @@ mod tests {
     #[test]
     fn a_packet_is_48_bytes() {
         assert_eq!(std::mem::size_of::<Packet>(), 48);
+    }
+
+    #[test]
+    fn ecn_bits_are_independent() {
+        let e = Ecn::default();
+        assert_eq!(e.codepoint(), Codepoint::NotEct);
+        assert!(!e.is_ect() && !e.ece() && !e.cwr());
+        let e = e.with_codepoint(Codepoint::Ect0).with_cwr(true);
+        assert!(e.is_ect() && !e.is_ce() && e.cwr() && !e.ece());
+        let e = e
+            .with_codepoint(Codepoint::Ce)
+            .with_ece(true)
+            .with_cwr(false);
+        assert!(e.is_ect() && e.is_ce() && e.ece() && !e.cwr());
+        assert_eq!(
+            e.with_codepoint(Codepoint::NotEct).codepoint(),
+            Codepoint::NotEct
+        );
+        assert!(e.with_codepoint(Codepoint::NotEct).ece());
     }
 
     #[test]

@@ -124,14 +124,18 @@ table! {
         /// Link index.
         pub link: Vec<u32>,
         /// Average queue the discipline acts on (RED: its EWMA as of the
-        /// last arrival, packets, or bytes in byte mode).
+        /// last arrival, packets, or bytes in byte mode; step: the packets
+        /// the last arrival found waiting).
         pub avg_queue: Vec<f64>,
         /// Early (random) drops by the discipline so far (RED: between
         /// min_th and max_th).
         pub early_drops: Vec<u64>,
         /// Forced drops by the discipline so far (RED: average at or above
-        /// max_th); the full buffer's drops are not counted here.
+        /// max_th; step: Not-ECT packets at the threshold); the full
+        /// buffer's drops are not counted here.
         pub forced_drops: Vec<u64>,
+        /// ECN CE marks by the discipline so far (early and forced).
+        pub marks: Vec<u64>,
     }
 }
 
@@ -146,6 +150,7 @@ impl AqmSeries {
             self.avg_queue.push(s.avg_queue);
             self.early_drops.push(s.early_drops);
             self.forced_drops.push(s.forced_drops);
+            self.marks.push(s.marks);
         }
     }
 }

@@ -37,6 +37,11 @@ record! {
         pub timeouts: u64,
         /// Reductions undone as spurious (TCP option `undo`).
         pub undos: u64,
+        /// Window reductions for ECN echoes (RFC 3168 CWR episodes); 0
+        /// without ECN.
+        pub ece_reductions: u64,
+        /// Data packets that reached the receiver CE-marked; 0 without ECN.
+        pub ce_received: u64,
         /// Bytes delivered in order to the receiving application.
         pub delivered_bytes: u64,
         /// Data packets that reached the receiver (duplicates included).
@@ -76,6 +81,8 @@ impl FlowSummary {
             fast_retransmits: st.fast_retransmits,
             timeouts: st.timeouts,
             undos: st.undos,
+            ece_reductions: st.ece_reductions,
+            ce_received: fl.receiver().ce_received,
             delivered_bytes: fl.delivered_pkts * u64::from(sender.tcb.mss),
             data_received: fl.data_received,
             data_dropped: fl.data_dropped,
@@ -229,6 +236,8 @@ mod tests {
                 "fast_retransmits",
                 "timeouts",
                 "undos",
+                "ece_reductions",
+                "ce_received",
                 "delivered_bytes",
                 "data_received",
                 "data_dropped",

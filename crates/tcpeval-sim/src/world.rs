@@ -38,7 +38,7 @@
 use crate::event::{Event, EventQueue, FlowId, LinkId, TimerKind};
 use crate::flow::{Ends, Flow, FlowMeta, RouteId};
 use crate::net::{Link, Offer};
-use crate::packet::{Packet, Payload};
+use crate::packet::{Codepoint, Packet, Payload};
 use crate::probe::{Recorder, SampleKind};
 use crate::resolve::Resolved;
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
@@ -320,9 +320,16 @@ impl World {
         let l = hop.link;
         let link = &mut self.links[l as usize];
         match link.offer(pkt, t, !hop.next_folded) {
-            Offer::Accepted { arrival, schedule } => {
+            Offer::Accepted {
+                arrival,
+                schedule,
+                ce,
+            } => {
                 if hop.next_folded {
                     pkt.hop += 1;
+                    if ce {
+                        pkt.ecn = pkt.ecn.with_codepoint(Codepoint::Ce);
+                    }
                     self.offer(pkt, arrival);
                 } else if schedule {
                     self.events.push(arrival, Event::LinkDelivery(l));
@@ -462,14 +469,14 @@ impl World {
             }
             (Ends::Tcp(conn), Payload::Data { seq, tsval }) => {
                 fl.data_received += 1;
-                let n = conn.receiver.on_data(seq, tsval, now, &mut out);
+                let n = conn.receiver.on_data(seq, tsval, pkt.ecn, now, &mut out);
                 fl.delivered_pkts += n;
                 let c = &mut self.class_counters[cls];
                 c.received += 1;
                 c.delivered_bytes += n * u64::from(conn.sender.tcb.mss);
             }
             (Ends::Tcp(conn), ack @ Payload::Ack { .. }) => {
-                conn.on_ack(now, ack, &mut out);
+                conn.on_ack(now, ack, pkt.ecn, &mut out);
                 completed = !fl.done && conn.sender.completed_at.is_some();
             }
         }
@@ -671,6 +678,7 @@ impl Host for World {
                 flow: f,
                 size,
                 hop,
+                ecn: Default::default(),
                 payload: Payload::Data { seq, tsval: 0 },
             },
             self.now,

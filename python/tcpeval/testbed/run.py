@@ -48,7 +48,15 @@ from tcpeval.testbed.plan import Plan, plan
 #: Wait step while the run proceeds, s (how soon Ctrl-C is acted on).
 WAIT_STEP_S = 0.2
 #: Columns of the simulator's flows table the kernel does not report.
-UNOBSERVED = ("fast_retransmits", "undos", "data_dropped", "acks_dropped", "data_in_transit")
+UNOBSERVED = (
+    "fast_retransmits",
+    "undos",
+    "ece_reductions",
+    "ce_received",
+    "data_dropped",
+    "acks_dropped",
+    "data_in_transit",
+)
 
 
 @contextmanager

@@ -1,7 +1,8 @@
 //! A unidirectional link: a serializer of fixed rate behind a queue, then
 //! a propagation delay. The queue is DropTail (drop when the buffer is
 //! full), optionally preceded by an active discipline (see `net::queue`)
-//! that decides on each arrival; a DropTail link carries none.
+//! that decides on each arrival (enqueue, drop, or mark an ECN-capable
+//! packet with CE and enqueue it); a DropTail link carries none.
 //!
 //! The link needs no event of its own per packet. When a packet arrives at
 //! time `t`, its end of serialization is `d = max(t, previous d) + size/rate`
@@ -41,7 +42,7 @@
 use super::queue::{Aqm, AqmState, Arrival, Verdict};
 use super::schedule::Schedule;
 use crate::columns::record;
-use crate::packet::Packet;
+use crate::packet::{Codepoint, Packet};
 use crate::rng::BernoulliGaps;
 use crate::time::{Time, TxTimeMemo};
 use std::collections::VecDeque;
@@ -80,8 +81,14 @@ record! {
 pub enum Offer {
     /// Queued; it reaches the far end at `arrival`. `schedule` tells the
     /// caller to schedule the link's delivery event for it: it was kept for
-    /// delivery and is now the only packet waiting for one.
-    Accepted { arrival: Time, schedule: bool },
+    /// delivery and is now the only packet waiting for one. `ce`: it leaves
+    /// marked Congestion Experienced, here or upstream (the kept copy
+    /// carries the mark; a caller passing the packet on sets CE on its own).
+    Accepted {
+        arrival: Time,
+        schedule: bool,
+        ce: bool,
+    },
     /// Dropped by the full buffer or the discipline.
     Dropped,
     /// Dropped by random loss.
@@ -290,14 +297,15 @@ impl Link {
 
     /// Offers `pkt` to the link at time `t` (never before an earlier
     /// offer's). With `keep` the packet waits for its delivery event;
-    /// without, the caller passes it on at its arrival time itself.
-    pub fn offer(&mut self, pkt: Packet, t: Time, keep: bool) -> Offer {
+    /// without, the caller passes it on at its arrival time itself (with
+    /// CE set if the answer says `ce`).
+    pub fn offer(&mut self, mut pkt: Packet, t: Time, keep: bool) -> Offer {
         let count = !self.folded;
         if count {
             self.counters.arrivals += 1;
         }
         if self.extras.is_some() {
-            if let Some(refused) = self.extras_refuse(&pkt, t) {
+            if let Some(refused) = self.extras_refuse(&mut pkt, t) {
                 if count {
                     match refused {
                         Offer::Lost => self.counters.random_drops += 1,
@@ -351,16 +359,18 @@ impl Link {
         Offer::Accepted {
             arrival: arrive,
             schedule,
+            ce: pkt.ecn.is_ce(),
         }
     }
 
     /// Random loss, then the discipline (after `advance(t)`), on `pkt`
-    /// arriving at `t`: `Lost` or `Dropped` if either refuses it. Out of
-    /// line and marked cold so that DropTail's `offer` stays as compact as
-    /// before (one `None` check).
+    /// arriving at `t`: `Lost` or `Dropped` if either refuses it; a mark
+    /// sets CE on an ECT packet and drops a Not-ECT one (RFC 3168 section
+    /// 5). Out of line and marked cold so that DropTail's `offer` stays as
+    /// compact as before (one `None` check).
     #[cold]
     #[inline(never)]
-    fn extras_refuse(&mut self, pkt: &Packet, t: Time) -> Option<Offer> {
+    fn extras_refuse(&mut self, pkt: &mut Packet, t: Time) -> Option<Offer> {
         let x = self.extras.as_mut().expect("checked by the caller");
         if let Some(loss) = x.loss.as_mut() {
             if loss.lose_next() {
@@ -375,10 +385,16 @@ impl Link {
             waiting_bytes: self.waiting_bytes(),
             idle_since: self.unserved.is_empty().then_some(self.last_dep_end),
             size: pkt.size,
+            ect: pkt.ecn.is_ect(),
         };
         let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut());
         match aqm.expect("checked above").on_arrival(&arrival) {
             Verdict::Drop(_) => Some(Offer::Dropped),
+            Verdict::Mark if !pkt.ecn.is_ect() => Some(Offer::Dropped),
+            Verdict::Mark => {
+                pkt.ecn = pkt.ecn.with_codepoint(Codepoint::Ce);
+                None
+            }
             Verdict::Enqueue => None,
         }
     }
@@ -419,6 +435,7 @@ mod tests {
             flow: 0,
             size,
             hop: 0,
+            ecn: Default::default(),
             payload: Payload::Data { seq, tsval: 0 },
         }
     }
@@ -436,7 +453,8 @@ mod tests {
             l.offer(data(0, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(12) + Time::from_ms(10),
-                schedule: true
+                schedule: true,
+                ce: false
             }
         );
         // A back-to-back packet waits for the first: departs at 24 us.
@@ -444,7 +462,8 @@ mod tests {
             l.offer(data(1, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(24) + Time::from_ms(10),
-                schedule: false
+                schedule: false,
+                ce: false
             }
         );
         // After an idle gap the serializer starts at the arrival time.
@@ -604,6 +623,31 @@ mod tests {
     }
 
     #[test]
+    fn a_mark_sets_ce_on_an_ect_packet_and_drops_a_not_ect_one() {
+        // Step marking at K = 1: the first packet goes into service, the
+        // second waits unmarked, the third finds one waiting: an ECT one is
+        // delivered with CE, a Not-ECT one dropped (RFC 3168 section 5).
+        use super::super::queue::step::{Step, StepParams};
+        use crate::packet::Ecn;
+        let step = Step::new(StepParams { mark_threshold: 1 });
+        let mut l = link(BufferLimit::Packets(10)).with_aqm(Some(Aqm::Step(step)));
+        let ect = |seq| Packet {
+            ecn: Ecn::default().with_codepoint(Codepoint::Ect0),
+            ..data(seq, 1500)
+        };
+        let t = Time::ZERO;
+        for seq in 0..3 {
+            assert!(matches!(l.offer(ect(seq), t, true), Offer::Accepted { .. }));
+        }
+        assert_eq!(l.offer(data(3, 1500), t, true), Offer::Dropped);
+        let marks: Vec<Codepoint> = l.transit.iter().map(|e| e.pkt.ecn.codepoint()).collect();
+        assert_eq!(marks, [Codepoint::Ect0, Codepoint::Ect0, Codepoint::Ce]);
+        let s = l.aqm_state().unwrap();
+        assert_eq!((s.marks, s.forced_drops), (1, 1));
+        assert_eq!(l.counters.drops, 1);
+    }
+
+    #[test]
     fn a_packet_passed_on_queues_but_waits_for_no_delivery() {
         // Two back-to-back packets, the first passed on by the caller: both
         // occupy the serializer, only the second is kept for delivery (and
@@ -615,7 +659,8 @@ mod tests {
             first,
             Offer::Accepted {
                 arrival: Time::from_us(12) + Time::from_ms(10),
-                schedule: false
+                schedule: false,
+                ce: false
             }
         );
         assert_eq!(l.waiting(), 0);
@@ -623,7 +668,8 @@ mod tests {
             l.offer(data(1, 1500), t, true),
             Offer::Accepted {
                 arrival: Time::from_us(24) + Time::from_ms(10),
-                schedule: true
+                schedule: true,
+                ce: false
             }
         );
         assert_eq!(l.waiting(), 1);

@@ -153,6 +153,14 @@ tcp_options! {
     lost_retransmit: bool = true, unit "", range none, if_set,
         source "Linux tcp_mark_lost_retrans; off in ns-2 Sack1 and RFC 6675",
         => [lost_retransmit: bool as same];
+    /// Explicit Congestion Notification: data packets carry ECT(0), the
+    /// receiver echoes a CE mark with ECE until the sender's CWR, and the
+    /// sender reduces its window at most once per window of data on ECE,
+    /// retransmitting nothing. An algorithm that needs ECN (`dctcp`) turns
+    /// it on whatever this says.
+    ecn: bool = false, unit "", range none, if_set,
+        source "RFC 3168 sections 5, 6.1; Linux net.ipv4.tcp_ecn = 1 (its default 2 requests ECN on no connection a host opens: off here)",
+        => [ecn: bool as same];
     /// Receiver window (unlimited by default; give this or `rwnd_bytes`).
     rwnd_pkts: u64 = u64::MAX, unit "packets", range (1.0, 1e12), always,
         source "RFC 9293 SND.WND", => [rwnd: u64 as custom(TcpOptions::resolve_rwnd)];
@@ -274,6 +282,7 @@ mod tests {
             max_ssthresh: 0,
             lss: LssMode::Rfc3742,
             lost_retransmit: true,
+            ecn: false,
             rwnd: u64::MAX,
             count_mode: CountMode::PerPacket,
             delayed_ack: true,
@@ -306,7 +315,7 @@ mod tests {
     #[test]
     fn the_listing_names_every_option_once_with_a_source() {
         let all: serde_json::Value = serde_json::from_str(
-            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1,"dupthresh_cwnd_divisor":100}"#,
+            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1,"dupthresh_cwnd_divisor":100,"ecn":true}"#,
         )
         .unwrap();
         let set: TcpOptions = serde_json::from_value(all).unwrap();

@@ -5,10 +5,10 @@
 //! touches a timer or the SACK store itself.
 
 use super::config::TcpConfig;
-use super::receiver::Receiver;
+use super::receiver::{EcnEcho, Receiver};
 use super::sender::{AckIn, Sender};
 use crate::event::{FlowId, TimerKind};
-use crate::packet::{Packet, Payload, SackRef};
+use crate::packet::{Ecn, Packet, Payload, SackRef};
 use crate::time::Time;
 use tcpeval_cc::Algorithm;
 
@@ -24,9 +24,19 @@ pub struct Connection {
 impl Connection {
     /// A connection for flow `flow`: options `cfg`, algorithm `cc`, and a
     /// finite size in packets (`None`: unlimited).
+    /// With ECN (option `ecn`, or an algorithm that needs it) the receiver
+    /// echoes marks as RFC 3168 says, or per CE change for an algorithm
+    /// that needs ECN (DCTCP: Linux runs the same module at both ends).
     pub fn new(flow: FlowId, cfg: TcpConfig, cc: Algorithm, size: Option<u64>) -> Self {
+        let echo = if cc.needs_ecn() {
+            EcnEcho::PerCe
+        } else if cfg.ecn {
+            EcnEcho::Rfc3168
+        } else {
+            EcnEcho::Off
+        };
         Connection {
-            receiver: Receiver::new(flow, &cfg),
+            receiver: Receiver::new(flow, &cfg).with_ecn_echo(echo),
             sender: Sender::new(flow, cfg, cc, size),
         }
     }
@@ -40,10 +50,10 @@ impl Connection {
         self.receiver.inherit_timers(&old.receiver);
     }
 
-    /// The ACK `ack` (a [`Payload::Ack`]) reaches the sender at `now`; its
-    /// SACK blocks are read from the receiver's store, which kept them
-    /// while the ACK travelled.
-    pub fn on_ack(&mut self, now: Time, ack: Payload, out: &mut Vec<Packet>) {
+    /// The ACK `ack` (a [`Payload::Ack`] with ECN bits `ecn`) reaches the
+    /// sender at `now`; its SACK blocks are read from the receiver's
+    /// store, which kept them while the ACK travelled.
+    pub fn on_ack(&mut self, now: Time, ack: Payload, ecn: Ecn, out: &mut Vec<Packet>) {
         let Payload::Ack {
             cum,
             trigger,
@@ -61,6 +71,7 @@ impl Connection {
             sack: &blocks[..n],
             dsack,
             tsecr,
+            ece: ecn.ece(),
         };
         self.sender.on_ack(now, ack, out);
     }

@@ -2,14 +2,41 @@
 //! for duplicates (RFC 2883), timestamp echo (RFC 7323) and delayed ACK
 //! (RFC 1122 section 4.2.3.2 and RFC 5681 section 4.2: an ACK for at least
 //! every second full-sized segment and at once for out-of-order data, with
-//! Linux's quick-ack start, `net/ipv4/tcp_input.c` `tcp_incr_quickack`).
+//! Linux's quick-ack start, `net/ipv4/tcp_input.c` `tcp_incr_quickack`),
+//! and with ECN the echo of CE marks (see [`EcnEcho`]).
 
 use super::config::TcpConfig;
 use super::timer::LazyTimer;
 use crate::event::FlowId;
-use crate::packet::{Packet, Payload, SackBlock, SackStore, MAX_SACK_BLOCKS};
+use crate::packet::{Codepoint, Ecn, Packet, Payload, SackBlock, SackStore, MAX_SACK_BLOCKS};
 use crate::time::Time;
 use std::collections::BTreeMap;
+
+/// Segments ACKed at once after a CE mark or a retransmission is seen
+/// (Linux `tcp_enter_quickack_mode(sk, 2)` in `__tcp_ecn_check_ce`).
+const ECN_QUICKACKS: u32 = 2;
+
+/// How the receiver echoes CE marks to the sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// ECN off: ACKs carry no ECE and are Not-ECT.
+    #[default]
+    Off,
+    /// RFC 3168 section 6.1.3 (Linux `__tcp_ecn_check_ce`,
+    /// `tcp_ecn_accept_cwr`, `tcp_ecn_send`): from a CE arrival, every ACK
+    /// carries ECE until a data packet with CWR arrives; a CE after that
+    /// starts it again. A CE while not echoing, and a Not-ECT segment
+    /// (a retransmission) once ECT was seen, make the next
+    /// [`ECN_QUICKACKS`] segments ACKed at once; a CWR segment is ACKed at
+    /// once.
+    Rfc3168,
+    /// DCTCP's accurate echo (RFC 8257 section 3.2; Linux
+    /// `dctcp_ece_ack_update`): ECE is the CE state of the last data
+    /// packet. When that state changes, the data not yet ACKed is first
+    /// ACKed with the old state, then the new packet at once. ACKs are
+    /// ECT(0), as all of a `TCP_CONG_NEEDS_ECN` connection's packets.
+    PerCe,
+}
 
 /// One flow's receiving end.
 #[derive(Debug)]
@@ -42,6 +69,15 @@ pub struct Receiver {
     pub(super) sacks: SackStore,
     /// ACKs sent.
     pub acks_sent: u64,
+    /// How CE marks are echoed.
+    echo: EcnEcho,
+    /// ACKs carry ECE (Linux `TCP_ECN_DEMAND_CWR`; with [`EcnEcho::PerCe`]
+    /// the CE state of the last data packet, DCTCP's `ce_state`).
+    ece: bool,
+    /// An ECT or CE segment has arrived (Linux `TCP_ECN_SEEN`).
+    ect_seen: bool,
+    /// Data packets that arrived CE-marked.
+    pub ce_received: u64,
 }
 
 impl Receiver {
@@ -64,6 +100,62 @@ impl Receiver {
             delack: LazyTimer::default(),
             sacks: SackStore::default(),
             acks_sent: 0,
+            echo: EcnEcho::Off,
+            ece: false,
+            ect_seen: false,
+            ce_received: 0,
+        }
+    }
+
+    /// This receiver echoing CE marks by `echo`.
+    pub fn with_ecn_echo(mut self, echo: EcnEcho) -> Self {
+        self.echo = echo;
+        self
+    }
+
+    /// The ECN bits of an arriving data segment, before its ACK is
+    /// decided (see [`EcnEcho`]); may send the ACK of earlier data first
+    /// (DCTCP). Returns true when this segment must be ACKed at once.
+    fn on_ecn(&mut self, ecn: Ecn, out: &mut Vec<Packet>) -> bool {
+        let ce = ecn.is_ce();
+        self.ce_received += u64::from(ce);
+        match self.echo {
+            EcnEcho::Off => false,
+            EcnEcho::Rfc3168 => {
+                let mut now = false;
+                if ecn.cwr() {
+                    self.ece = false;
+                    now = true;
+                }
+                match ecn.codepoint() {
+                    Codepoint::NotEct if self.ect_seen => {
+                        self.quickack_left = self.quickack_left.max(ECN_QUICKACKS);
+                    }
+                    Codepoint::NotEct => {}
+                    Codepoint::Ce => {
+                        if !self.ece {
+                            self.quickack_left = self.quickack_left.max(ECN_QUICKACKS);
+                            self.ece = true;
+                        }
+                        self.ect_seen = true;
+                    }
+                    Codepoint::Ect0 => self.ect_seen = true,
+                }
+                now
+            }
+            EcnEcho::PerCe => {
+                if ce == self.ece {
+                    return false;
+                }
+                if self.pending > 0 {
+                    // The delayed ACK goes first, with the old state and
+                    // the old cumulative point (Linux prior_rcv_nxt).
+                    let last = self.rcv_nxt.saturating_sub(1);
+                    self.send_ack(last, false, out);
+                }
+                self.ece = ce;
+                true
+            }
         }
     }
 
@@ -96,13 +188,20 @@ impl Receiver {
     /// Handles a data segment with timestamp `tsval` arriving at `now`.
     /// Pushes an ACK onto `out` when one is due and returns the number of
     /// packets newly delivered in order to the application.
-    pub fn on_data(&mut self, seq: u64, tsval: u32, now: Time, out: &mut Vec<Packet>) -> u64 {
+    pub fn on_data(
+        &mut self,
+        seq: u64,
+        tsval: u32,
+        ecn: Ecn,
+        now: Time,
+        out: &mut Vec<Packet>,
+    ) -> u64 {
         if seq <= self.last_ack_sent {
             self.ts_recent = self.ts_recent.max(tsval);
         }
+        let mut immediate = self.echo != EcnEcho::Off && self.on_ecn(ecn, out);
         let had_ooo = !self.ooo.is_empty();
         let before = self.rcv_nxt;
-        let mut immediate = false;
         let mut duplicate = false;
         if seq == self.rcv_nxt {
             self.rcv_nxt += 1;
@@ -201,10 +300,18 @@ impl Receiver {
         }
         self.acks_sent += 1;
         let sack = self.sacks.put(&sack[..n]);
+        let ecn = match self.echo {
+            EcnEcho::Off => Ecn::default(),
+            EcnEcho::Rfc3168 => Ecn::default().with_ece(self.ece),
+            EcnEcho::PerCe => Ecn::default()
+                .with_ece(self.ece)
+                .with_codepoint(Codepoint::Ect0),
+        };
         out.push(Packet {
             flow: self.flow,
             size: self.ack_size,
             hop: 0,
+            ecn,
             payload: Payload::Ack {
                 cum: self.rcv_nxt,
                 trigger,
@@ -243,10 +350,10 @@ mod tests {
     fn cumulative_ack_and_sack_blocks() {
         let mut r = Receiver::new(0, &cfg(false));
         let mut out = Vec::new();
-        assert_eq!(r.on_data(0, 0, Time::ZERO, &mut out), 1);
-        assert_eq!(r.on_data(2, 0, Time::ZERO, &mut out), 0);
-        assert_eq!(r.on_data(3, 0, Time::ZERO, &mut out), 0);
-        assert_eq!(r.on_data(5, 0, Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(0, 0, Ecn::default(), Time::ZERO, &mut out), 1);
+        assert_eq!(r.on_data(2, 0, Ecn::default(), Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(3, 0, Ecn::default(), Time::ZERO, &mut out), 0);
+        assert_eq!(r.on_data(5, 0, Ecn::default(), Time::ZERO, &mut out), 0);
         let acks: Vec<_> = out.iter().map(|p| ack_of(&mut r, p)).collect();
         assert_eq!(acks[0], (1, vec![]));
         assert_eq!(acks[1], (1, vec![(2, 3)]));
@@ -254,11 +361,11 @@ mod tests {
         assert_eq!(acks[3], (1, vec![(5, 6), (2, 4)]));
         // The hole at 1 fills: everything up to 4 is delivered, 5 still SACKed.
         out.clear();
-        assert_eq!(r.on_data(1, 0, Time::ZERO, &mut out), 3);
+        assert_eq!(r.on_data(1, 0, Ecn::default(), Time::ZERO, &mut out), 3);
         assert_eq!(ack_of(&mut r, &out[0]), (4, vec![(5, 6)]));
         assert_eq!(r.sacks.held(), 0);
         out.clear();
-        assert_eq!(r.on_data(4, 0, Time::ZERO, &mut out), 2);
+        assert_eq!(r.on_data(4, 0, Ecn::default(), Time::ZERO, &mut out), 2);
         assert_eq!(ack_of(&mut r, &out[0]), (6, vec![]));
     }
 
@@ -266,18 +373,18 @@ mod tests {
     fn delayed_ack_every_second_segment_and_timer() {
         let mut r = Receiver::new(0, &cfg(true));
         let mut out = Vec::new();
-        r.on_data(0, 0, Time::ZERO, &mut out);
+        r.on_data(0, 0, Ecn::default(), Time::ZERO, &mut out);
         assert!(out.is_empty());
         assert_eq!(r.delack.deadline, Time::from_ms(40));
-        r.on_data(1, 0, Time::from_ms(1), &mut out);
+        r.on_data(1, 0, Ecn::default(), Time::from_ms(1), &mut out);
         assert_eq!(out.len(), 1);
         assert!(!r.delack.is_armed());
-        r.on_data(2, 0, Time::from_ms(2), &mut out);
+        r.on_data(2, 0, Ecn::default(), Time::from_ms(2), &mut out);
         r.on_delack_timer(&mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(ack_of(&mut r, &out[1]).0, 3);
         // Out of order: immediate.
-        r.on_data(5, 0, Time::from_ms(3), &mut out);
+        r.on_data(5, 0, Ecn::default(), Time::from_ms(3), &mut out);
         assert_eq!(out.len(), 3);
     }
 
@@ -290,7 +397,7 @@ mod tests {
         let mut r = Receiver::new(0, &c);
         let mut out = Vec::new();
         for s in 0..4 {
-            r.on_data(s, 0, Time::ZERO, &mut out);
+            r.on_data(s, 0, Ecn::default(), Time::ZERO, &mut out);
         }
         assert_eq!(out.len(), 3); // 0, 1 quick; 2+3 delayed together
     }
@@ -300,7 +407,7 @@ mod tests {
     fn echoes(r: &mut Receiver, segments: &[(u64, u32)]) -> Vec<(bool, u32)> {
         let mut out = Vec::new();
         for &(seq, tsval) in segments {
-            r.on_data(seq, tsval, Time::ZERO, &mut out);
+            r.on_data(seq, tsval, Ecn::default(), Time::ZERO, &mut out);
         }
         out.iter()
             .map(|p| match p.payload {
@@ -349,7 +456,119 @@ mod tests {
         };
         let mut r = Receiver::new(0, &c);
         let mut out = Vec::new();
-        r.on_data(1, 0, Time::ZERO, &mut out);
+        r.on_data(1, 0, Ecn::default(), Time::ZERO, &mut out);
         assert_eq!(ack_of(&mut r, &out[0]), (0, vec![]));
+    }
+
+    /// ECT(0), CE, and ECT(0) with CWR.
+    fn ect() -> Ecn {
+        Ecn::default().with_codepoint(Codepoint::Ect0)
+    }
+    fn ce() -> Ecn {
+        Ecn::default().with_codepoint(Codepoint::Ce)
+    }
+
+    /// Feeds `r` in-order segments from 0 with the ECN bits `marks`;
+    /// returns each ACK's cumulative point and ECE flag.
+    fn ece_trace(r: &mut Receiver, marks: &[Ecn]) -> Vec<(u64, bool)> {
+        let mut out = Vec::new();
+        for (seq, &e) in marks.iter().enumerate() {
+            r.on_data(seq as u64, 0, e, Time::ZERO, &mut out);
+        }
+        out.iter()
+            .map(|p| match p.payload {
+                Payload::Ack { cum, .. } => (cum, p.ecn.ece()),
+                Payload::Data { .. } => panic!("not an ack"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rfc3168_echoes_ece_from_a_mark_until_cwr() {
+        // RFC 3168 section 6.1.3: ECE on every ACK after a CE arrival
+        // until a CWR segment arrives; the CWR segment's own ACK no longer
+        // echoes (Linux tcp_ecn_accept_cwr before __tcp_ecn_check_ce). ACK
+        // per segment (delayed ACK off).
+        let mut r = Receiver::new(0, &cfg(false)).with_ecn_echo(EcnEcho::Rfc3168);
+        let cwr = ect().with_cwr(true);
+        let trace = ece_trace(&mut r, &[ect(), ce(), ect(), ect(), cwr, ect(), ce()]);
+        let ece: Vec<bool> = trace.iter().map(|t| t.1).collect();
+        assert_eq!(ece, [false, true, true, true, false, false, true]);
+        assert_eq!(r.ce_received, 2);
+        // Off: nothing echoed.
+        let mut r = Receiver::new(0, &cfg(false));
+        assert!(ece_trace(&mut r, &[ce(), ce()]).iter().all(|t| !t.1));
+    }
+
+    #[test]
+    fn rfc3168_acks_a_mark_and_the_next_segment_at_once() {
+        // Linux __tcp_ecn_check_ce: a CE while not echoing enters quick-ack
+        // mode for 2 segments, so with delayed ACKs (every 2nd segment) the
+        // CE segment 2 and segment 3 are each ACKed at once; 4 and 5 share
+        // one again. A CWR segment is ACKed at once (tcp_ecn_accept_cwr).
+        let c = TcpConfig {
+            quickack_segments: 0,
+            ..TcpConfig::default()
+        };
+        let mut r = Receiver::new(0, &c).with_ecn_echo(EcnEcho::Rfc3168);
+        let cwr = ect().with_cwr(true);
+        let trace = ece_trace(&mut r, &[ect(), ect(), ce(), ect(), ect(), ect(), cwr]);
+        assert_eq!(
+            trace,
+            [(2, false), (3, true), (4, true), (6, true), (7, false)]
+        );
+    }
+
+    #[test]
+    fn rfc3168_acks_a_not_ect_segment_after_ect_ones_at_once() {
+        // Linux __tcp_ecn_check_ce: Not-ECT once ECT was seen is probably a
+        // retransmission (RFC 3168 section 6.1.5 keeps those Not-ECT), so
+        // quick-ack mode for 2 segments: the Not-ECT 2 and then 3 are each
+        // ACKed at once; without ECN 2 and 3 share one delayed ACK.
+        let c = TcpConfig {
+            quickack_segments: 0,
+            ..TcpConfig::default()
+        };
+        let not_ect = Ecn::default();
+        let marks = [ect(), ect(), not_ect, ect(), ect(), ect()];
+        let mut r = Receiver::new(0, &c).with_ecn_echo(EcnEcho::Rfc3168);
+        let cums: Vec<u64> = ece_trace(&mut r, &marks).iter().map(|t| t.0).collect();
+        assert_eq!(cums, [2, 3, 4, 6]);
+        let mut r = Receiver::new(0, &c);
+        let cums: Vec<u64> = ece_trace(&mut r, &marks).iter().map(|t| t.0).collect();
+        assert_eq!(cums, [2, 4, 6]);
+    }
+
+    #[test]
+    fn dctcp_echo_follows_each_ce_change_at_once() {
+        // RFC 8257 section 3.2, Linux dctcp_ece_ack_update, delayed ACK
+        // every 2nd segment. 0, 1 unmarked: one ACK (cum 2, no ECE). 2
+        // unmarked waits; 3 is CE: the state changes, so 2 is ACKed first
+        // with the old state (cum 3, no ECE), then 3 at once with ECE. 4, 5
+        // CE: one delayed ACK with ECE. 6 unmarked: changed again, nothing
+        // pending, ACKed at once without ECE. ACKs are ECT(0).
+        let c = TcpConfig {
+            quickack_segments: 0,
+            ..TcpConfig::default()
+        };
+        let mut r = Receiver::new(0, &c).with_ecn_echo(EcnEcho::PerCe);
+        let mut out = Vec::new();
+        let marks = [ect(), ect(), ect(), ce(), ce(), ce(), ect()];
+        for (seq, &e) in marks.iter().enumerate() {
+            r.on_data(seq as u64, 0, e, Time::ZERO, &mut out);
+        }
+        let trace: Vec<(u64, bool)> = out
+            .iter()
+            .map(|p| match p.payload {
+                Payload::Ack { cum, .. } => (cum, p.ecn.ece()),
+                Payload::Data { .. } => panic!("not an ack"),
+            })
+            .collect();
+        assert_eq!(
+            trace,
+            [(2, false), (3, false), (4, true), (6, true), (7, false)]
+        );
+        assert!(out.iter().all(|p| p.ecn.codepoint() == Codepoint::Ect0));
+        assert_eq!(r.ce_received, 3);
     }
 }

@@ -4,9 +4,26 @@
 //! recovery (RFC 6675 or FACK marking, with the in-recovery cwnd of
 //! [`Recovery`]: PRR, RFC 6937, the plain RFC 6675 window, ns-2 Sack1 or
 //! Linux 2.6 rate halving) or NewReno (RFC 6582 section 3.2) when SACK is
-//! off, the retransmission timer (RFC 6298, Karn, backoff), and optionally
-//! the undo of reductions that timestamps or D-SACK show spurious (see
-//! [`UndoState`]).
+//! off, the retransmission timer (RFC 6298, Karn, backoff), optionally the
+//! undo of reductions that timestamps or D-SACK show spurious (see
+//! [`UndoState`]), and with ECN (RFC 3168 section 6.1) the CWR state.
+//!
+//! ECN. Data carries ECT(0) (retransmissions only for an algorithm that
+//! needs ECN, Linux `tcp_ecn_send`). An ACK with ECE, in Open or Disorder,
+//! starts a window reduction without retransmitting (Linux
+//! `tcp_try_to_open` -> `tcp_enter_cwr`): ssthresh from the algorithm, state
+//! CWR until the ACK of data sent after the reduction began (Linux ends CWR
+//! when `snd_una` passes `high_seq`), and CWR on the next new data packet.
+//! In CWR cwnd follows the sender's recovery rule, as Linux shares
+//! `tcp_cwnd_reduction` (PRR) between CWR and Recovery: PRR and rate
+//! halving reduce it gradually, `rfc6675` and `ns2_sack1` set cwnd =
+//! ssthresh at once (RFC 3168 section 6.1.2's halving, ns-2 `ecn()`).
+//! Further ECEs in CWR, Recovery or Loss reduce nothing: at most one
+//! reduction per window (RFC 3168 section 6.1.2). A loss found in CWR
+//! enters Recovery without a second ssthresh (Linux `tcp_enter_recovery`
+//! skips `tcp_init_cwnd_reduction` in a reduction); the recovery rule's
+//! episode state restarts there (Linux carries PRR's counters over from
+//! the CWR part).
 //!
 //! The congestion-control algorithm is consulted through the hooks of
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
@@ -18,7 +35,7 @@ use super::scoreboard::{Delivered, Scoreboard};
 use super::timer::LazyTimer;
 use super::undo::UndoState;
 use crate::event::FlowId;
-use crate::packet::{ts_ticks, Packet, Payload, SackBlock};
+use crate::packet::{ts_ticks, Codepoint, Ecn, Packet, Payload, SackBlock};
 use crate::time::Time;
 use tcpeval_cc::common::lss_increment;
 use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
@@ -41,6 +58,8 @@ pub struct SenderStats {
     pub timeouts: u64,
     /// Reductions undone as spurious (option `undo`).
     pub undos: u64,
+    /// Window reductions for ECN echoes (entries into CWR).
+    pub ece_reductions: u64,
 }
 
 /// The fields of an arriving ACK.
@@ -56,6 +75,8 @@ pub struct AckIn<'a> {
     pub dsack: bool,
     /// Echoed timestamp (ms ticks).
     pub tsecr: u32,
+    /// ECN-Echo (RFC 3168 section 6.1.3).
+    pub ece: bool,
 }
 
 /// One flow's sending end.
@@ -94,6 +115,10 @@ pub struct Sender {
     app_limit: u64,
     cwnd_limited: bool,
     started: bool,
+    /// ECN in use: option `ecn`, or an algorithm that needs it.
+    ecn: bool,
+    /// The next new data packet carries CWR (Linux `TCP_ECN_QUEUE_CWR`).
+    queue_cwr: bool,
     /// When a finite transfer was fully acknowledged.
     pub completed_at: Option<Time>,
     /// Counters.
@@ -111,6 +136,7 @@ impl Sender {
         }
         let mut tcb = Tcb::new(cfg.initial_cwnd, ssthresh, cfg.mss());
         tcb.max_ssthresh = cfg.max_ssthresh;
+        let ecn = cfg.ecn || cc.needs_ecn();
         Sender {
             flow,
             cfg,
@@ -141,6 +167,8 @@ impl Sender {
             app_limit: size.unwrap_or(u64::MAX),
             cwnd_limited: false,
             started: false,
+            ecn,
+            queue_cwr: false,
             completed_at: None,
             stats: SenderStats::default(),
         }
@@ -191,16 +219,42 @@ impl Sender {
         self.tcb.packets_in_flight = self.sb.in_flight();
     }
 
-    fn emit(&mut self, seq: u64, out: &mut Vec<Packet>) {
+    /// ECN in use on this flow.
+    pub fn ecn(&self) -> bool {
+        self.ecn
+    }
+
+    /// The ECN bits of a data packet (Linux `tcp_ecn_send`): ECT(0) on new
+    /// data, on a retransmission only for an algorithm that needs ECN
+    /// (RFC 3168 section 6.1.5 keeps retransmissions Not-ECT); CWR on the
+    /// first new data packet after a reduction (section 6.1.2).
+    fn data_ecn(&mut self, new_data: bool) -> Ecn {
+        let mut e = Ecn::default();
+        if !self.ecn {
+            return e;
+        }
+        if new_data || self.cc.needs_ecn() {
+            e = e.with_codepoint(Codepoint::Ect0);
+        }
+        if new_data && self.queue_cwr {
+            self.queue_cwr = false;
+            e = e.with_cwr(true);
+        }
+        e
+    }
+
+    fn emit(&mut self, seq: u64, new_data: bool, out: &mut Vec<Packet>) {
         self.stats.sent += 1;
         self.tcb.last_send = self.tcb.now;
-        if self.tcb.ca_state == CaState::Recovery {
+        if matches!(self.tcb.ca_state, CaState::Recovery | CaState::Cwr) {
             self.recovery.on_sent();
         }
+        let ecn = self.data_ecn(new_data);
         out.push(Packet {
             flow: self.flow,
             size: self.cfg.packet_size,
             hop: 0,
+            ecn,
             payload: Payload::Data {
                 seq,
                 tsval: ts_ticks(self.tcb.now),
@@ -215,7 +269,7 @@ impl Sender {
         self.sb.mark_retransmitted(seq, now);
         self.undo.on_retransmit(ts_ticks(now));
         self.stats.retransmitted += 1;
-        self.emit(seq, out);
+        self.emit(seq, false, out);
     }
 
     /// The usable window in packets: cwnd (plus RFC 3042 limited transmit
@@ -268,7 +322,7 @@ impl Sender {
                 if self.cfg.rto_mode.is_ns2() && self.timed.is_none() {
                     self.timed = Some((seq, now));
                 }
-                self.emit(seq, out);
+                self.emit(seq, true, out);
                 if in_recovery {
                     self.recovery.on_sent_by_window();
                 }
@@ -308,6 +362,12 @@ impl Sender {
         }
         let cum_advanced = self.sb.una() > una0;
         self.tcb.delivered += u64::from(d.packets);
+        // Linux tcp_ecn_rcv_ecn_echo (ECE counts only with ECN on) and
+        // tcp_count_delivered: what an ECE ACK delivers counts as marked.
+        let ece = self.ecn && ack.ece;
+        if ece {
+            self.tcb.delivered_ce += u64::from(d.packets);
+        }
         // RTT samples (Karn's rule per ACK, see `Delivered`); ns-2 times
         // one segment at a time and abandons it at a fast retransmit or a
         // timeout (reset_rtx_timer).
@@ -348,9 +408,9 @@ impl Sender {
             }
         }
         if self.cfg.sack {
-            self.sack_state_machine(now, d.packets, cum_advanced, ack.tsecr, out);
+            self.sack_state_machine(now, d.packets, cum_advanced, ack.tsecr, ece, out);
         } else {
-            self.newreno_state_machine(now, una0, d.packets, ack.tsecr, out);
+            self.newreno_state_machine(now, una0, d.packets, ack.tsecr, ece, out);
         }
         // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data acked.
         if self.sb.packets_out() == 0 {
@@ -428,6 +488,54 @@ impl Sender {
         }
         self.undo.close();
         self.stats.undos += 1;
+        self.queue_cwr = false; // Linux tcp_ecn_withdraw_cwr
+    }
+
+    /// An ECE ACK in Open or Disorder: the window reduction of RFC 3168
+    /// section 6.1.2 begins (Linux `tcp_enter_cwr` and
+    /// `tcp_init_cwnd_reduction`): ssthresh from the algorithm, the end of
+    /// the episode at `snd_nxt`, CWR queued for the next new data packet,
+    /// then the recovery rule's cwnd at entry. Nothing is retransmitted.
+    fn enter_cwr(&mut self) {
+        self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
+        self.tcb.cwnd_cnt = 0;
+        self.recover = self.sb.nxt();
+        self.recovery
+            .enter(self.sb.packets_out(), self.sb.dupthresh());
+        self.queue_cwr = true;
+        self.set_state(CaState::Cwr);
+        self.tcb.cwnd = self.recovery.entry_cwnd(self.tcb.cwnd, self.tcb.ssthresh);
+        self.stats.ece_reductions += 1;
+    }
+
+    /// Ends CWR once the ACK passes the point where it began (Linux
+    /// `tcp_fastretrans_alert`: in CWR, `snd_una` after `high_seq`, then
+    /// `tcp_end_cwnd_reduction`): cwnd from the recovery rule's exit
+    /// (ssthresh; rate halving: min(cwnd, ssthresh)), `CompleteCwr`, Open.
+    fn maybe_end_cwr(&mut self) {
+        if self.tcb.ca_state == CaState::Cwr && self.sb.una() > self.recover {
+            let cwnd = self.recovery.exit_cwnd(self.tcb.cwnd, self.tcb.ssthresh);
+            self.exit_recovery(cwnd);
+        }
+    }
+
+    /// An ACK in Open, Disorder or CWR with no loss to recover: an ECE
+    /// starts a reduction, and in CWR cwnd follows the recovery rule (Linux
+    /// `tcp_cong_control`: `tcp_cwnd_reduction` on an ACK that delivered
+    /// data). Returns false outside CWR: the caller then sets Open or
+    /// Disorder and grows the window.
+    fn cwr_ack(&mut self, newly: u32, ece: bool) -> bool {
+        if ece && self.tcb.ca_state != CaState::Cwr {
+            self.enter_cwr();
+        }
+        if self.tcb.ca_state != CaState::Cwr {
+            return false;
+        }
+        if newly > 0 {
+            let ack = self.recovery_ack(newly);
+            self.tcb.cwnd = self.recovery.cwnd(ack, || self.cc.min_cwnd(&self.tcb));
+        }
+        true
     }
 
     /// ns-2 `TcpAgent::numdupacks(cwnd_)`: `max(numdupacks_, (int) cwnd_ /
@@ -439,9 +547,15 @@ impl Sender {
     }
 
     fn enter_recovery(&mut self) {
-        self.begin_undo();
-        self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
-        self.tcb.cwnd_cnt = 0;
+        // From CWR the window is already being reduced for this window of
+        // data: no second ssthresh (RFC 3168 section 6.1.2; Linux
+        // tcp_enter_recovery) and nothing to undo.
+        if self.tcb.ca_state != CaState::Cwr {
+            self.begin_undo();
+            self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
+            self.tcb.cwnd_cnt = 0;
+            self.queue_cwr = true; // Linux tcp_init_cwnd_reduction
+        }
         self.set_state(CaState::Recovery);
         self.recover = self.sb.nxt();
         self.recovery
@@ -477,6 +591,7 @@ impl Sender {
         newly: u32,
         cum_advanced: bool,
         tsecr: u32,
+        ece: bool,
         out: &mut Vec<Packet>,
     ) {
         if self.cfg.dupthresh_cwnd_divisor > 0 && self.tcb.ca_state != CaState::Recovery {
@@ -509,6 +624,7 @@ impl Sender {
                 self.grow(newly);
             }
             CaState::Open | CaState::Disorder | CaState::Cwr => {
+                self.maybe_end_cwr();
                 if self.undo.all_dsacked() {
                     // Linux tcp_try_undo_dsack: the last retransmission of
                     // an ended episode came back as a duplicate.
@@ -523,7 +639,7 @@ impl Sender {
                     if let Some(seq) = self.sb.next_retransmit() {
                         self.retransmit(seq, now, out);
                     }
-                } else {
+                } else if !self.cwr_ack(newly, ece) {
                     let s = if self.sb.sacked_out > 0 {
                         CaState::Disorder
                     } else {
@@ -542,6 +658,7 @@ impl Sender {
         una0: u64,
         newly: u32,
         tsecr: u32,
+        ece: bool,
         out: &mut Vec<Packet>,
     ) {
         let una = self.sb.una();
@@ -584,10 +701,13 @@ impl Sender {
                 }
             }
             CaState::Open | CaState::Disorder | CaState::Cwr => {
+                self.maybe_end_cwr();
                 if advanced {
                     self.dupacks = 0;
-                    self.set_state(CaState::Open);
-                    self.grow(newly);
+                    if !self.cwr_ack(newly, ece) {
+                        self.set_state(CaState::Open);
+                        self.grow(newly);
+                    }
                 } else if dup {
                     self.dupacks += 1;
                     if self.dupacks >= self.cfg.dupthresh && una0 >= self.nr_guard {
@@ -600,7 +720,7 @@ impl Sender {
                         if let Some(seq) = self.sb.next_retransmit() {
                             self.retransmit(seq, now, out);
                         }
-                    } else {
+                    } else if !self.cwr_ack(newly, ece) {
                         self.set_state(CaState::Disorder);
                     }
                 }
@@ -619,10 +739,15 @@ impl Sender {
         self.stats.timeouts += 1;
         self.lss_in_ca = true;
         self.timed = None;
-        if matches!(
-            self.tcb.ca_state,
-            CaState::Open | CaState::Disorder | CaState::Cwr
-        ) {
+        // Linux tcp_enter_loss: a new ssthresh unless this window was
+        // already reduced (Recovery, Loss, or CWR short of its end).
+        let reduce = match self.tcb.ca_state {
+            CaState::Open | CaState::Disorder => true,
+            CaState::Cwr => self.sb.una() >= self.recover,
+            CaState::Recovery | CaState::Loss => false,
+        };
+        self.queue_cwr = true;
+        if reduce {
             self.begin_undo();
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb);
         }
@@ -752,6 +877,7 @@ mod tests {
             sack: &block,
             dsack: false,
             tsecr: 0,
+            ece: false,
         };
         s.on_ack(Time::from_ms(100 + k), ack, out);
     }
@@ -764,6 +890,7 @@ mod tests {
             sack: &[],
             dsack,
             tsecr,
+            ece: false,
         }
     }
 
@@ -952,6 +1079,7 @@ mod tests {
                 sack: &block,
                 dsack: false,
                 tsecr: 0,
+                ece: false,
             };
             s.on_ack(Time::from_ms(400), ack, &mut out);
             let again = seqs(&mut out).iter().filter(|&&q| q == 0).count();
@@ -1082,6 +1210,7 @@ mod tests {
             sack: &[],
             dsack: false,
             tsecr: 0,
+            ece: false,
         };
         s.on_ack(Time::from_ms(120), ack, &mut out);
         assert_eq!(s.tcb.ca_state, CaState::Open);
@@ -1127,6 +1256,7 @@ mod tests {
             sack: &[],
             dsack: false,
             tsecr: 0,
+            ece: false,
         };
         s.on_ack(Time::from_ms(100), ack(1, 0), &mut out);
         assert_eq!(s.tcb.srtt, Some(Time::from_ms(100)));
@@ -1175,9 +1305,143 @@ mod tests {
                 sack: &block,
                 dsack: false,
                 tsecr: 0,
+                ece: false,
             };
             s.on_ack(Time::from_ms(100), ack, &mut out);
             assert_eq!(s.tcb.ca_state, state, "{marking:?}");
         }
+    }
+
+    /// An ACK of everything below `cum` (trigger `cum - 1`) with ECE `ece`.
+    fn ack_ece(cum: u64, ece: bool) -> AckIn<'static> {
+        AckIn {
+            ece,
+            ..ack_echo(cum, cum - 1, false, 0)
+        }
+    }
+
+    /// The sequence numbers and ECN bits of what a sender sent.
+    fn sent_ecn(out: &mut Vec<Packet>) -> Vec<(u64, Ecn)> {
+        out.drain(..)
+            .map(|p| match p.payload {
+                Payload::Data { seq, .. } => (seq, p.ecn),
+                Payload::Ack { .. } => panic!("a sender sends data"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_ece_reduces_once_per_window_and_retransmits_nothing() {
+        // RFC 3168 section 6.1.2 with Linux's CWR state and PRR
+        // (tcp_cwnd_reduction). Reno at cwnd 20 sent 0..20 as ECT(0). The
+        // ACK of 0 with ECE: ssthresh = 20 / 2 = 10, CWR until the ACK
+        // passes 20 (snd_nxt then); PRR (RecoverFS 19 outstanding) lets
+        // ceil(1 * 10 / 19) = 1 packet out: 20, carrying CWR.
+        let (mut s, mut out) = reno_at_20(|c| c.ecn = true);
+        let first = sent_ecn(&mut out);
+        assert!(first
+            .iter()
+            .all(|(_, e)| e.codepoint() == Codepoint::Ect0 && !e.cwr()));
+        s.on_ack(Time::from_ms(100), ack_ece(1, true), &mut out);
+        assert_eq!((s.tcb.ca_state, s.tcb.ssthresh), (CaState::Cwr, 10.0));
+        let sent = sent_ecn(&mut out);
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].0, 20);
+        assert!(sent[0].1.cwr() && sent[0].1.codepoint() == Codepoint::Ect0);
+        // More ECEs in the same window reduce nothing more; no CWR again.
+        for k in 2..=20 {
+            s.on_ack(Time::from_ms(100 + k), ack_ece(k, true), &mut out);
+        }
+        assert!(sent_ecn(&mut out).iter().all(|(_, e)| !e.cwr()));
+        assert_eq!(s.tcb.ca_state, CaState::Cwr); // snd_una 20 is not after 20
+        assert_eq!((s.stats.ece_reductions, s.stats.retransmitted), (1, 0));
+        assert_eq!(s.stats.fast_retransmits, 0);
+        // The ACK of 20 ends CWR at cwnd = ssthresh = 10 (Linux
+        // tcp_end_cwnd_reduction); Reno's growth then adds 1 of 10 credit.
+        s.on_ack(Time::from_ms(130), ack_ece(21, false), &mut out);
+        assert_eq!(
+            (s.tcb.ca_state, s.tcb.cwnd, s.tcb.cwnd_cnt),
+            (CaState::Open, 10.0, 1)
+        );
+        // The next ECE is a new window: a second reduction, to 10 / 2.
+        s.on_ack(Time::from_ms(131), ack_ece(22, true), &mut out);
+        assert_eq!((s.stats.ece_reductions, s.tcb.ssthresh), (2, 5.0));
+    }
+
+    #[test]
+    fn without_ecn_the_sender_ignores_ece_and_sends_not_ect() {
+        let (mut s, mut out) = reno_at_20(|_| {});
+        s.on_ack(Time::from_ms(100), ack_ece(1, true), &mut out);
+        assert_eq!(s.tcb.ca_state, CaState::Open);
+        assert_eq!(s.stats.ece_reductions, 0);
+        assert!(sent_ecn(&mut out).iter().all(|(_, e)| *e == Ecn::default()));
+    }
+
+    #[test]
+    fn the_ecn_reduction_follows_the_recovery_rule() {
+        // RFC 6675 mode halves at once (cwnd = ssthresh = 10); rate halving
+        // (Linux 2.6 tcp_cwnd_down in CWR) starts at in_flight + 1 = 20.
+        for (mode, cwnd) in [
+            (RecoveryMode::Rfc6675, 10.0),
+            (RecoveryMode::RateHalving, 20.0),
+        ] {
+            let (mut s, mut out) = reno_at_20(|c| {
+                c.ecn = true;
+                c.recovery = mode;
+            });
+            s.on_ack(Time::from_ms(100), ack_ece(1, true), &mut out);
+            assert_eq!(
+                (s.tcb.ca_state, s.tcb.cwnd),
+                (CaState::Cwr, cwnd),
+                "{mode:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_loss_in_cwr_recovers_without_a_second_reduction() {
+        // Packet 0 lost. The SACK of 1 carries ECE: CWR, ssthresh 10. The
+        // SACK of 2 lowers cwnd by PRR to 19; the SACK of 3 marks 0 lost:
+        // Recovery keeps ssthresh 10 (a new one would be 19 / 2 = 9) and
+        // retransmits 0 (Linux tcp_enter_recovery in a reduction).
+        let (mut s, mut out) = reno_at_20(|c| c.ecn = true);
+        let block = [SackBlock { start: 1, end: 2 }];
+        let ack = AckIn {
+            ece: true,
+            sack: &block,
+            ..ack_echo(0, 1, false, 0)
+        };
+        s.on_ack(Time::from_ms(101), ack, &mut out);
+        assert_eq!((s.tcb.ca_state, s.tcb.ssthresh), (CaState::Cwr, 10.0));
+        sack_up_to(&mut s, 2, &mut out);
+        assert_eq!(s.tcb.cwnd, 19.0);
+        sack_up_to(&mut s, 3, &mut out);
+        assert_eq!((s.tcb.ca_state, s.tcb.ssthresh), (CaState::Recovery, 10.0));
+        assert_eq!((s.stats.fast_retransmits, s.stats.retransmitted), (1, 1));
+        // The retransmission is Not-ECT (RFC 3168 section 6.1.5).
+        let resent: Vec<(u64, Ecn)> = sent_ecn(&mut out)
+            .into_iter()
+            .filter(|(q, _)| *q == 0)
+            .collect();
+        assert_eq!(resent.len(), 2);
+        assert_eq!(resent[1].1.codepoint(), Codepoint::NotEct);
+    }
+
+    #[test]
+    fn a_timeout_in_cwr_keeps_the_reduced_ssthresh() {
+        // Linux tcp_enter_loss: no new ssthresh while the window's
+        // reduction is under way. After ten ECE ACKs PRR has let
+        // ceil(10 * 10 / 19) = 6 packets out: 16 in flight, cwnd 16; a
+        // second reduction would give 16 / 2 = 8.
+        let (mut s, mut out) = reno_at_20(|c| c.ecn = true);
+        for k in 1..=10 {
+            s.on_ack(Time::from_ms(100 + k), ack_ece(k, true), &mut out);
+        }
+        assert_eq!((s.tcb.cwnd, s.in_flight()), (16.0, 16));
+        s.on_rto(Time::from_secs(2), &mut out);
+        assert_eq!(
+            (s.tcb.ca_state, s.tcb.ssthresh, s.tcb.cwnd),
+            (CaState::Loss, 10.0, 1.0)
+        );
     }
 }

@@ -10,18 +10,25 @@
 //! decide at dequeue (CoDel, FQ-CoDel) need more; see
 //! `docs/dequeue-disciplines.md`.
 //!
+//! A discipline may also mark (RFC 3168 section 5): [`Verdict::Mark`]
+//! enqueues the packet with CE set. A discipline marks only an ECN-capable
+//! arrival ([`Arrival::ect`]); the link drops a Not-ECT packet given that
+//! verdict, since a router must not set CE on it.
+//!
 //! Adding a discipline: its own file with its parameters (a serde struct
 //! and a [`ParamDoc`] list) and its state, one variant in [`QueueSpec`]
 //! and its `kind_tagged!` line, one in [`Aqm`], and one entry in
 //! [`DISCIPLINES`].
 
 pub mod red;
+pub mod step;
 
 use crate::rng::Stream;
 use crate::scenario::{kind_tagged, ScenarioError};
 use crate::time::Time;
 use red::{Red, RedParams};
 use serde::{Deserialize, Serialize};
+use step::{Step, StepParams};
 
 /// One documented parameter of a discipline (for `tcpeval queues` and for
 /// validation: `range` is the one place its allowed values are declared).
@@ -71,6 +78,11 @@ pub const DISCIPLINES: &[DisciplineDoc] = &[
         summary: red::SUMMARY,
         params: red::PARAMS,
     },
+    DisciplineDoc {
+        kind: "step",
+        summary: step::SUMMARY,
+        params: step::PARAMS,
+    },
 ];
 
 /// The empty parameter table of DropTail.
@@ -91,11 +103,14 @@ pub enum QueueSpec {
     Droptail(DropTailParams),
     /// Random Early Detection.
     Red(RedParams),
+    /// Step marking at an instantaneous threshold (DCTCP's switch).
+    Step(StepParams),
 }
 
 kind_tagged!(QueueSpec {
     "droptail" => Droptail,
     "red" => Red,
+    "step" => Step,
 });
 
 impl Default for QueueSpec {
@@ -117,6 +132,7 @@ impl QueueSpec {
         match self {
             QueueSpec::Droptail(_) => Ok(()),
             QueueSpec::Red(p) => p.check(at),
+            QueueSpec::Step(p) => p.check(at),
         }
     }
 
@@ -127,20 +143,39 @@ impl QueueSpec {
         match self {
             QueueSpec::Droptail(_) => None,
             QueueSpec::Red(p) => Some(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng))),
+            QueueSpec::Step(p) => Some(Aqm::Step(Step::new(p.clone()))),
         }
     }
 
     /// The default parameters of the discipline `kind`, as a JSON table.
+    /// A documented parameter the serialization leaves out is a flag that
+    /// is off (flags added after the first stored runs are skipped when
+    /// off, see [`is_off`]), listed as `false`.
     pub fn defaults(kind: &str) -> Option<serde_json::Value> {
         let spec = match kind {
             "droptail" => QueueSpec::default(),
             "red" => QueueSpec::Red(RedParams::default()),
+            "step" => QueueSpec::Step(StepParams::default()),
             _ => return None,
         };
         let mut v = serde_json::to_value(spec).expect("serializable");
-        v.as_object_mut()?.remove("kind");
+        let table = v.as_object_mut()?;
+        table.remove("kind");
+        let doc = DISCIPLINES.iter().find(|d| d.kind == kind)?;
+        for p in doc.params {
+            table
+                .entry(p.name)
+                .or_insert(serde_json::Value::Bool(false));
+        }
         Some(v)
     }
+}
+
+/// Serde's `skip_serializing_if` for a flag added to a discipline after
+/// scenarios using the discipline were stored: off, it is left out of the
+/// normalised scenario, whose hash then stays what it was.
+pub(crate) fn is_off(flag: &bool) -> bool {
+    !*flag
 }
 
 /// What the queue looks like when a packet arrives (after the link has
@@ -158,6 +193,9 @@ pub struct Arrival {
     pub idle_since: Option<Time>,
     /// Size of the arriving packet, bytes.
     pub size: u32,
+    /// The arriving packet is ECN-capable (ECT(0) or already CE): a
+    /// discipline that marks may mark it instead of dropping it.
+    pub ect: bool,
 }
 
 /// Why a discipline refused a packet.
@@ -170,12 +208,14 @@ pub enum DropCause {
     Forced,
 }
 
-/// A discipline's decision on an arriving packet. A mark (ECN CE) verdict
-/// is to be added with ECN: it will enqueue the packet marked.
+/// A discipline's decision on an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     /// Let it through to the buffer (which may still be full).
     Enqueue,
+    /// Set CE and let it through to the buffer (which may still be full),
+    /// given only for an ECT arrival; the link drops a Not-ECT one.
+    Mark,
     /// Drop it.
     Drop(DropCause),
 }
@@ -190,6 +230,8 @@ pub struct AqmState {
     pub early_drops: u64,
     /// Forced drops so far (not counting the hard buffer limit's).
     pub forced_drops: u64,
+    /// ECN CE marks so far (early and forced).
+    pub marks: u64,
 }
 
 /// A link's active discipline.
@@ -197,6 +239,8 @@ pub struct AqmState {
 pub enum Aqm {
     /// Random Early Detection.
     Red(Red),
+    /// Step marking.
+    Step(Step),
 }
 
 impl Aqm {
@@ -204,6 +248,7 @@ impl Aqm {
     pub fn on_arrival(&mut self, a: &Arrival) -> Verdict {
         match self {
             Aqm::Red(r) => r.on_arrival(a),
+            Aqm::Step(s) => s.on_arrival(a),
         }
     }
 
@@ -211,6 +256,7 @@ impl Aqm {
     pub fn state(&self) -> AqmState {
         match self {
             Aqm::Red(r) => r.state(),
+            Aqm::Step(s) => s.state(),
         }
     }
 }
@@ -275,7 +321,7 @@ mod tests {
         assert_eq!(e.field, "topology.bottleneck.queue.kind", "{e}");
         assert_eq!(
             e.message,
-            "unknown variant `codel`, expected one of `droptail`, `red`"
+            "unknown variant `codel`, expected one of `droptail`, `red`, `step`"
         );
         let sc = from_json(&scenario(
             r#", "queue": {"kind": "red", "min_th": 5, "max_th": 5}"#,

@@ -25,7 +25,14 @@
 //!
 //! The hard limit is the link's `buffer`, checked after RED lets a packet
 //! through (Linux `red_enqueue`: `qdisc_enqueue` fails on a full queue).
-//! No ECN marking yet: where RED marks, it drops.
+//!
+//! ECN (`ecn = true`, Linux `TC_RED_ECN`; RFC 3168 section 5): where RED
+//! would drop, it marks an ECN-capable packet with CE instead and lets it
+//! through, early and forced alike; a Not-ECT packet is still dropped.
+//! With `harddrop` (Linux `TC_RED_HARDDROP`) the forced region drops
+//! every packet, as ns-2's RED does; either way the full buffer drops. The
+//! count since the last drop restarts at a mark too (Linux `red_action`
+//! resets `qcount` on every `RED_PROB_MARK`).
 
 use super::{AqmState, Arrival, DropCause, ParamDoc, Verdict};
 use crate::rng::Stream;
@@ -65,6 +72,15 @@ pub struct RedParams {
     pub gentle: bool,
     /// `packets` or `bytes`.
     pub mode: RedMode,
+    /// Mark ECN-capable packets instead of dropping them (left out of the
+    /// normalised scenario when off, so that RED scenarios written before
+    /// it keep their hash).
+    #[serde(skip_serializing_if = "super::is_off")]
+    pub ecn: bool,
+    /// With `ecn`: still drop, not mark, in the forced region (left out
+    /// when off, as `ecn`).
+    #[serde(skip_serializing_if = "super::is_off")]
+    pub harddrop: bool,
 }
 
 /// Defaults: ns-2's `Queue/RED` (`thresh_ 5`, `maxthresh_ 15`,
@@ -80,6 +96,8 @@ impl Default for RedParams {
             w_q: 0.002,
             gentle: false,
             mode: RedMode::Packets,
+            ecn: false,
+            harddrop: false,
         }
     }
 }
@@ -133,6 +151,24 @@ pub const PARAMS: &[ParamDoc] = &[
               size over the full packet size.",
         source: "F&J 1993 Section 4",
     },
+    ParamDoc {
+        name: "ecn",
+        unit: "",
+        range: None,
+        doc: "Mark an ECN-capable packet with CE where RED would drop it (early or forced); \
+              Not-ECT packets are still dropped.",
+        source: "RFC 3168 section 5; Linux sch_red red_enqueue with TC_RED_ECN (tc red ... ecn); \
+                 default off as in Linux",
+    },
+    ParamDoc {
+        name: "harddrop",
+        unit: "",
+        range: None,
+        doc: "With ecn: drop rather than mark in the forced region (average at or above max_th, \
+              2 max_th in gentle mode).",
+        source: "Linux sch_red TC_RED_HARDDROP (tc red ... harddrop), default off; ns-2 \
+                 Queue/RED marks only early drops",
+    },
 ];
 
 fn param(name: &str) -> &'static ParamDoc {
@@ -161,13 +197,17 @@ impl RedParams {
     }
 }
 
-/// RED's drop counts.
+/// RED's drop and mark counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RedStats {
     /// Random drops between the thresholds (Linux `prob_drop`).
     pub early_drops: u64,
     /// Drops at or above `max_th` (`2 max_th` in gentle mode; Linux `forced_drop`).
     pub forced_drops: u64,
+    /// Random CE marks between the thresholds (Linux `prob_mark`).
+    pub early_marks: u64,
+    /// CE marks at or above `max_th` (Linux `forced_mark`).
+    pub forced_marks: u64,
 }
 
 /// RED's state on one link.
@@ -218,6 +258,7 @@ impl Red {
             avg_queue: self.avg,
             early_drops: self.stats.early_drops,
             forced_drops: self.stats.forced_drops,
+            marks: self.stats.early_marks + self.stats.forced_marks,
         }
     }
 
@@ -277,6 +318,10 @@ impl Red {
         }
         let Some(p_b) = self.p_b(a.size) else {
             self.count = 0;
+            if self.p.ecn && !self.p.harddrop && a.ect {
+                self.stats.forced_marks += 1;
+                return Verdict::Mark;
+            }
             self.stats.forced_drops += 1;
             return Verdict::Drop(DropCause::Forced);
         };
@@ -284,6 +329,10 @@ impl Red {
         let u: f64 = self.rng.gen();
         if u < p_a(p_b, self.count) {
             self.count = 0;
+            if self.p.ecn && a.ect {
+                self.stats.early_marks += 1;
+                return Verdict::Mark;
+            }
             self.stats.early_drops += 1;
             Verdict::Drop(DropCause::Early)
         } else {
@@ -323,6 +372,7 @@ mod tests {
             waiting_bytes: u64::from(waiting) * 1500,
             idle_since: None,
             size: 1500,
+            ect: false,
         }
     }
 
@@ -465,6 +515,79 @@ mod tests {
     }
 
     #[test]
+    fn with_ecn_red_marks_where_it_would_drop() {
+        // Linux sch_red red_enqueue with TC_RED_ECN: RED_PROB_MARK and
+        // RED_HARD_MARK set CE on an ECT packet (prob_mark, forced_mark);
+        // a Not-ECT packet is dropped; TC_RED_HARDDROP drops in the forced
+        // region. max_p 1 and the average held at 14 of 5..15: p_b = 0.9,
+        // and the second packet after a mark has p_a = 1 (F&J Section 7).
+        let ecn = RedParams {
+            ecn: true,
+            max_p: 1.0,
+            w_q: 1e-9,
+            ..RedParams::default()
+        };
+        let ect = |waiting| Arrival {
+            ect: true,
+            ..busy(0, waiting)
+        };
+        let mut r = red(ecn.clone());
+        r.avg = 14.0;
+        let mut verdicts = Vec::new();
+        for _ in 0..50 {
+            verdicts.push(r.on_arrival(&ect(14)));
+        }
+        assert!(verdicts
+            .iter()
+            .all(|v| matches!(v, Verdict::Mark | Verdict::Enqueue)));
+        let s = r.stats();
+        assert!(s.early_marks >= 25, "{s:?}"); // at least every second packet
+        assert_eq!((s.early_drops, s.forced_drops, s.forced_marks), (0, 0, 0));
+        assert_eq!(r.state().marks, s.early_marks);
+        // Not-ECT: the same rule drops.
+        let mut r = red(ecn.clone());
+        r.avg = 14.0;
+        for _ in 0..50 {
+            assert_ne!(r.on_arrival(&busy(0, 14)), Verdict::Mark);
+        }
+        assert!(r.stats().early_drops >= 25);
+        // Forced region: marked, or dropped with harddrop or Not-ECT.
+        let mut r = red(ecn.clone());
+        r.avg = 20.0;
+        assert_eq!(r.on_arrival(&ect(20)), Verdict::Mark);
+        assert_eq!(r.on_arrival(&busy(0, 20)), Verdict::Drop(DropCause::Forced));
+        assert_eq!((r.stats().forced_marks, r.stats().forced_drops), (1, 1));
+        let mut r = red(RedParams {
+            harddrop: true,
+            ..ecn
+        });
+        r.avg = 20.0;
+        assert_eq!(r.on_arrival(&ect(20)), Verdict::Drop(DropCause::Forced));
+        // Without ecn an ECT packet is dropped like any other.
+        let mut r = red(RedParams::default());
+        r.avg = 20.0;
+        assert_eq!(r.on_arrival(&ect(20)), Verdict::Drop(DropCause::Forced));
+    }
+
+    #[test]
+    fn flags_that_are_off_stay_out_of_the_normalised_scenario() {
+        // A RED table written before ECN serializes as it did (its hash
+        // holds); the listing still shows the flags with their defaults.
+        let text = serde_json::to_string(&RedParams::default()).unwrap();
+        assert!(
+            !text.contains("ecn") && !text.contains("harddrop"),
+            "{text}"
+        );
+        let listed = super::super::QueueSpec::defaults("red").unwrap();
+        assert_eq!(listed["ecn"], false);
+        assert_eq!(listed["harddrop"], false);
+        let on: RedParams = serde_json::from_str(r#"{"ecn": true}"#).unwrap();
+        assert!(serde_json::to_string(&on)
+            .unwrap()
+            .contains(r#""ecn":true"#));
+    }
+
+    #[test]
     fn bad_parameters_name_the_field_and_the_range() {
         let at = "topology.bottleneck.queue";
         let e = RedParams {
@@ -494,7 +617,12 @@ mod tests {
 
     #[test]
     fn every_parameter_is_documented() {
-        let v = serde_json::to_value(RedParams::default()).unwrap();
+        let all_on = RedParams {
+            ecn: true,
+            harddrop: true,
+            ..RedParams::default()
+        };
+        let v = serde_json::to_value(all_on).unwrap();
         let names: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         let mut documented: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
         documented.sort_unstable();
