@@ -20,6 +20,7 @@
 //! It is then marked for another retransmission.
 
 use super::config::LossMarking;
+use super::rate::{SampledPacket, TxSnapshot};
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -33,6 +34,8 @@ const EVER_RETRANS: u8 = 8;
 #[derive(Clone, Copy, Debug)]
 struct Seg {
     sent_at: Time,
+    /// Delivery state at the last (re)transmission (`tcp::rate`).
+    tx: TxSnapshot,
     flags: u8,
 }
 
@@ -58,11 +61,22 @@ pub struct Delivered {
     /// Send times of the earliest and latest sent never-retransmitted
     /// packets newly SACKed.
     pub sack_clean: Option<(Time, Time)>,
+    /// The most recently sent packet newly delivered, retransmissions
+    /// included: the delivery-rate sample's packet (Linux
+    /// `tcp_rate_skb_delivered`).
+    pub sampled: Option<SampledPacket>,
 }
 
 impl Delivered {
-    fn add(&mut self, seg: &Seg, cumulative: bool) {
+    fn add(&mut self, seq: u64, seg: &Seg, cumulative: bool) {
         self.packets += 1;
+        let this = SampledPacket {
+            sent_at: seg.sent_at,
+            seq,
+            tx: seg.tx,
+            retransmitted: seg.flags & EVER_RETRANS != 0,
+        };
+        self.sampled = Some(self.sampled.map_or(this, |p| p.newest(this)));
         if seg.flags & EVER_RETRANS != 0 {
             return;
         }
@@ -113,6 +127,9 @@ pub struct Scoreboard {
     pub lost_out: u32,
     /// Outstanding retransmissions (not yet SACKed or acked).
     pub retrans_out: u32,
+    /// Packets marked lost over the connection's life, a lost
+    /// retransmission counting again (Linux `tp->lost`, `tcp_sum_lost`).
+    pub lost_total: u64,
     dupthresh: usize,
     marking: LossMarking,
     /// The `dupthresh` highest SACKed sequence numbers, highest first.
@@ -139,6 +156,7 @@ impl Scoreboard {
             sacked_out: 0,
             lost_out: 0,
             retrans_out: 0,
+            lost_total: 0,
             dupthresh: dupthresh.max(1) as usize,
             marking,
             top: Vec::with_capacity(dupthresh.max(1) as usize + 1),
@@ -196,21 +214,24 @@ impl Scoreboard {
         self.has_flag(seq, EVER_RETRANS)
     }
 
-    /// Records a new packet sent at `now`; returns its sequence number.
-    pub fn push_new(&mut self, now: Time) -> u64 {
+    /// Records a new packet sent at `now` with its rate snapshot `tx`;
+    /// returns its sequence number.
+    pub fn push_new(&mut self, now: Time, tx: TxSnapshot) -> u64 {
         self.segs.push_back(Seg {
             sent_at: now,
+            tx,
             flags: 0,
         });
         self.nxt() - 1
     }
 
-    /// Records the retransmission of `seq` at `now`.
-    pub fn mark_retransmitted(&mut self, seq: u64, now: Time) {
+    /// Records the retransmission of `seq` at `now` with its rate snapshot `tx`.
+    pub fn mark_retransmitted(&mut self, seq: u64, now: Time, tx: TxSnapshot) {
         let Some(s) = self.seg_mut(seq) else { return };
         let was = s.flags & RETRANS != 0;
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
+        s.tx = tx;
         if !was {
             self.retrans_out += 1;
         }
@@ -234,6 +255,7 @@ impl Scoreboard {
             if s.flags & RETRANS != 0 && s.flags & SACKED == 0 {
                 s.flags &= !RETRANS;
                 self.retrans_out -= 1;
+                self.lost_total += 1;
                 self.retx_hint = self.retx_hint.min(seq);
             }
         }
@@ -259,7 +281,7 @@ impl Scoreboard {
             if seg.flags & SACKED != 0 {
                 self.sacked_out -= 1;
             } else {
-                out.add(&seg, true);
+                out.add(self.una - 1, &seg, true);
                 self.clear_counters(seg.flags);
             }
         }
@@ -278,7 +300,7 @@ impl Scoreboard {
         let seg = *s;
         s.flags = (s.flags | SACKED) & !(LOST | RETRANS);
         self.sacked_out += 1;
-        out.add(&seg, false);
+        out.add(seq, &seg, false);
         self.clear_counters(seg.flags);
         self.note_top(seq);
         self.highest_sacked = self.highest_sacked.max(seq + 1);
@@ -353,6 +375,7 @@ impl Scoreboard {
         if s.flags & (SACKED | LOST) == 0 {
             s.flags |= LOST;
             self.lost_out += 1;
+            self.lost_total += 1;
             self.retx_hint = self.retx_hint.min(seq);
             self.lost_hi = self.lost_hi.max(seq + 1);
         }
@@ -387,6 +410,10 @@ impl Scoreboard {
     /// retransmission is considered outstanding any more.
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut() {
+            if s.flags & RETRANS != 0 {
+                // A lost retransmission counts again (tcp_sum_lost).
+                self.lost_total += 1;
+            }
             s.flags &= !RETRANS;
         }
         self.retrans_out = 0;
@@ -448,9 +475,55 @@ mod tests {
     fn board_with(n: u64, marking: LossMarking) -> Scoreboard {
         let mut sb = Scoreboard::new(3, marking);
         for i in 0..n {
-            sb.push_new(Time::from_ms(i));
+            sb.push_new(Time::from_ms(i), TxSnapshot::default());
         }
         sb
+    }
+
+    #[test]
+    fn the_rate_sample_comes_from_the_latest_sent_packet_delivered() {
+        // Packets 0..10 sent at i ms, 2 retransmitted at 50 ms with its own
+        // snapshot. A SACK of 3..=5 samples 5 (sent at 5 ms); the cumulative
+        // ACK to 6 then delivers 0, 1 and the retransmitted 2, which is the
+        // latest sent (Linux tcp_rate_skb_delivered keeps the packet with
+        // the latest send time), not 5 again: SACKed packets are skipped.
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.sack_block(3, 6, &mut d);
+        let p = d.sampled.unwrap();
+        assert_eq!(
+            (p.seq, p.sent_at, p.retransmitted),
+            (5, Time::from_ms(5), false)
+        );
+        let tx = TxSnapshot {
+            delivered: 3,
+            ..TxSnapshot::default()
+        };
+        sb.mark_lost(2);
+        sb.mark_retransmitted(2, Time::from_ms(50), tx);
+        let mut d = Delivered::default();
+        sb.ack_to(6, &mut d);
+        assert_eq!(d.packets, 3);
+        let p = d.sampled.unwrap();
+        assert_eq!(
+            (p.seq, p.sent_at, p.retransmitted),
+            (2, Time::from_ms(50), true)
+        );
+        assert_eq!(p.tx, tx);
+    }
+
+    #[test]
+    fn lost_total_counts_every_loss_mark_and_lost_retransmissions_again() {
+        // Linux tp->lost (tcp_sum_lost): 0..=2 lost by SACKs of 3..=5; 0
+        // retransmitted, then an RTO marks everything outstanding lost: 6..10
+        // are new marks (4), and 0's lost retransmission counts again.
+        let mut sb = board(10);
+        sb.sack_block(3, 6, &mut Delivered::default());
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_total, 3);
+        sb.mark_retransmitted(0, Time::from_ms(20), TxSnapshot::default());
+        sb.mark_all_lost();
+        assert_eq!(sb.lost_total, 3 + 4 + 1);
     }
 
     #[test]
@@ -470,7 +543,7 @@ mod tests {
         assert_eq!(d.packets, 2);
         assert_eq!(sb.lost_out, 1);
         assert_eq!(sb.next_retransmit(), Some(2));
-        sb.mark_retransmitted(2, Time::from_ms(50));
+        sb.mark_retransmitted(2, Time::from_ms(50), TxSnapshot::default());
         assert_eq!(sb.retrans_out, 1);
         assert_eq!(sb.in_flight(), 8 - 3 - 1 + 1);
         assert_eq!(sb.next_retransmit(), None);
@@ -550,8 +623,8 @@ mod tests {
         b.sack_one(5, &mut d);
         b.sack_one(6, &mut d);
         b.mark_all_lost();
-        b.mark_retransmitted(0, Time::from_ms(5));
-        b.mark_retransmitted(1, Time::from_ms(5));
+        b.mark_retransmitted(0, Time::from_ms(5), TxSnapshot::default());
+        b.mark_retransmitted(1, Time::from_ms(5), TxSnapshot::default());
         assert_eq!((b.lost_out, b.retrans_out, b.in_flight()), (8, 2, 2));
         b.unmark_lost();
         assert_eq!((b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 8));
@@ -564,14 +637,14 @@ mod tests {
         let mut sb = board(6);
         let mut d = Delivered::default();
         sb.sack_one(4, &mut d);
-        sb.mark_retransmitted(0, Time::from_ms(9));
+        sb.mark_retransmitted(0, Time::from_ms(9), TxSnapshot::default());
         sb.mark_all_lost();
         assert_eq!(sb.lost_out, 5);
         assert_eq!(sb.retrans_out, 0);
         assert_eq!(sb.in_flight(), 0);
         let order: Vec<u64> = std::iter::from_fn(|| {
             let s = sb.next_retransmit()?;
-            sb.mark_retransmitted(s, Time::from_ms(10));
+            sb.mark_retransmitted(s, Time::from_ms(10), TxSnapshot::default());
             Some(s)
         })
         .collect();
@@ -585,9 +658,9 @@ mod tests {
         sb.sack_block(1, 4, &mut d);
         sb.mark_lost_by_sack();
         assert_eq!(sb.next_retransmit(), Some(0));
-        sb.mark_retransmitted(0, Time::from_ms(20)); // sent when nxt = 10
+        sb.mark_retransmitted(0, Time::from_ms(20), TxSnapshot::default()); // sent when nxt = 10
         for _ in 10..15 {
-            sb.push_new(Time::from_ms(21));
+            sb.push_new(Time::from_ms(21), TxSnapshot::default());
         }
         // Packets up to 12 SACKed: not yet conclusive.
         sb.sack_block(4, 13, &mut d);
@@ -624,7 +697,7 @@ mod tests {
         // sample from 0, 2 or 3 either (Karn, Linux FLAG_RETRANS_DATA_ACKED);
         // a packet newly SACKed by the same ACK (5, sent at 5 ms) gives one.
         let mut sb = board(8);
-        sb.mark_retransmitted(1, Time::from_ms(50));
+        sb.mark_retransmitted(1, Time::from_ms(50), TxSnapshot::default());
         let mut d = Delivered::default();
         sb.ack_to(4, &mut d);
         assert_eq!(d.packets, 4);
@@ -635,7 +708,7 @@ mod tests {
         assert_eq!(d.cc_sample_sent(), Some(Time::from_ms(5)));
         // A retransmission SACKed earlier still taints the cumulative ACK.
         let mut sb = board(8);
-        sb.mark_retransmitted(1, Time::from_ms(50));
+        sb.mark_retransmitted(1, Time::from_ms(50), TxSnapshot::default());
         sb.sack_one(1, &mut Delivered::default());
         let mut d = Delivered::default();
         sb.ack_to(3, &mut d);
