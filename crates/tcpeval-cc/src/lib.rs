@@ -36,6 +36,7 @@
 //! module, the paper or the RFC the file's doc names), and is listed once in
 //! [`registry`].
 
+pub mod bbr;
 pub mod common;
 pub mod params;
 pub mod registry;

@@ -141,7 +141,7 @@ algorithms! {
     Illinois => crate::illinois::Illinois,
     Fusion => crate::fusion::Fusion,
     Yeah => crate::yeah::Yeah,
-
+    Bbr => crate::bbr::Bbr,
 }
 
 #[cfg(test)]

@@ -207,6 +207,8 @@ impl Sender {
         self.tcb.snd_nxt = self.sb.nxt();
         self.tcb.packets_in_flight = self.sb.in_flight();
         self.tcb.lost = self.sb.lost_total;
+        self.tcb.delivered_mstamp = self.rate.delivered_at;
+        self.tcb.app_limited = self.rate.app_limited;
     }
 
     fn emit(&mut self, seq: u64, out: &mut Vec<Packet>) {
@@ -438,8 +440,6 @@ impl Sender {
     fn cong_control(&mut self, now: Time, rs: &RateSample) {
         if self.cc_control {
             self.sync_tcb(now);
-            self.tcb.delivered_mstamp = self.rate.delivered_at;
-            self.tcb.app_limited = self.rate.app_limited;
             self.cc.cong_control(&mut self.tcb, rs);
             self.rate.app_limited = self.tcb.app_limited;
         } else if self.tcb.pacing {
