@@ -13,7 +13,11 @@
 //!
 //! Not modelled: TSO/GSO bursts (Linux paces whole skbs of up to
 //! `pacing_rate >> sk_pacing_shift` bytes; here every packet is paced on its
-//! own) and the fq qdisc's per-flow credit.
+//! own), the fq qdisc's per-flow credit, and pacing of the one
+//! retransmission the sender makes on entering recovery (Linux sends it
+//! through `tcp_xmit_retransmit_queue`, which paces; later retransmissions
+//! are paced here too). The pacing length is the packet's wire size (Linux:
+//! `skb->len`, without the IP header).
 
 use crate::time::Time;
 

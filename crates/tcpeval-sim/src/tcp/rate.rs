@@ -14,6 +14,12 @@
 //!
 //! Times are the simulator's picoseconds (Linux keeps microseconds); counts
 //! are packets, as Linux's `tp->delivered`.
+//!
+//! Differences from Linux: the minimum RTT an interval is checked against
+//! is the connection's (Linux `tcp_min_rtt` is windowed over
+//! `tcp_min_rtt_wlen` = 300 s); the sender checks for application limits
+//! whenever it stops sending for lack of data (Linux checks when the
+//! application writes, in `tcp_sendmsg`); SACK reneging is not modelled.
 
 use crate::time::Time;
 use tcpeval_cc::RateSample;

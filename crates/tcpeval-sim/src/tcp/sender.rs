@@ -1043,6 +1043,53 @@ mod tests {
     }
 
     #[test]
+    fn a_cong_control_algorithm_sets_cwnd_in_recovery_itself() {
+        // Linux tcp_cong_control: with cong_control, tcp_cwnd_reduction
+        // (PRR) is skipped. BBR (cwnd 20; pacing lets the first 10 out at
+        // once, the rest at its initial rate) loses packet 0; the third SACK
+        // starts a recovery. PRR would make cwnd pipe + 1; BBR's packet
+        // conservation (bbr_set_cwnd_to_recover_or_restore) makes it the
+        // packets in flight when it is called, the retransmission of 0
+        // included, plus the one this ACK delivered.
+        let cfg = TcpConfig {
+            initial_cwnd: 20.0,
+            ..TcpConfig::default()
+        };
+        let (mut s, mut out) = started("bbr", serde_json::json!({}), cfg);
+        assert!(s.tcb.pacing, "bbr_init turns pacing on");
+        out.clear();
+        for k in 1..=2 {
+            sack_up_to(&mut s, k, &mut out);
+        }
+        out.clear();
+        // STARTUP grew cwnd by one per SACK (Linux: delivered < TCP_INIT_CWND).
+        let saved = s.tcb.cwnd;
+        assert_eq!(saved, 22.0);
+        sack_up_to(&mut s, 3, &mut out);
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
+        let sent = seqs(&mut out);
+        assert_eq!(sent[0], 0, "the fast retransmission");
+        let new_after = sent.len() as u32 - 1;
+        let in_flight_at_cc = s.in_flight() - new_after;
+        assert_eq!(s.tcb.cwnd, f64::from(in_flight_at_cc + 1));
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // The recovery ends: the sender's exit rule would set cwnd to
+        // ssthresh, which BBR leaves unlimited; BBR restores the cwnd it
+        // saved (bbr_ssthresh) instead, plus the packets this ACK delivered
+        // (STARTUP: below its target, it grows by them).
+        let nxt = s.sb.nxt();
+        let delivered_before = s.tcb.delivered;
+        s.on_ack(
+            Time::from_ms(200),
+            ack_echo(nxt, nxt - 1, false, 0),
+            &mut out,
+        );
+        assert_eq!(s.tcb.ca_state, CaState::Open);
+        let acked = (s.tcb.delivered - delivered_before) as f64;
+        assert_eq!(s.tcb.cwnd, saved + acked);
+    }
+
+    #[test]
     fn without_pacing_the_same_acks_send_at_once() {
         let (mut s, mut out) = reno_at_20(|_| {});
         out.clear();
