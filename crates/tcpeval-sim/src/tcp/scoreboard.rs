@@ -34,8 +34,6 @@ const EVER_RETRANS: u8 = 8;
 #[derive(Clone, Copy, Debug)]
 struct Seg {
     sent_at: Time,
-    /// Delivery state at the last (re)transmission (`tcp::rate`).
-    tx: TxSnapshot,
     flags: u8,
 }
 
@@ -68,15 +66,19 @@ pub struct Delivered {
 }
 
 impl Delivered {
-    fn add(&mut self, seq: u64, seg: &Seg, cumulative: bool) {
+    /// Counts `seg` (sequence number `seq`, rate snapshot `tx` if the
+    /// scoreboard keeps them) as newly delivered.
+    fn add(&mut self, seq: u64, seg: &Seg, tx: Option<TxSnapshot>, cumulative: bool) {
         self.packets += 1;
-        let this = SampledPacket {
-            sent_at: seg.sent_at,
-            seq,
-            tx: seg.tx,
-            retransmitted: seg.flags & EVER_RETRANS != 0,
-        };
-        self.sampled = Some(self.sampled.map_or(this, |p| p.newest(this)));
+        if let Some(tx) = tx {
+            let this = SampledPacket {
+                sent_at: seg.sent_at,
+                seq,
+                tx,
+                retransmitted: seg.flags & EVER_RETRANS != 0,
+            };
+            self.sampled = Some(self.sampled.map_or(this, |p| p.newest(this)));
+        }
         if seg.flags & EVER_RETRANS != 0 {
             return;
         }
@@ -120,6 +122,11 @@ impl Delivered {
 #[derive(Debug)]
 pub struct Scoreboard {
     segs: VecDeque<Seg>,
+    /// Each outstanding packet's delivery-rate snapshot (`tcp::rate`), in
+    /// step with `segs`; kept only for an algorithm that reads rate
+    /// samples ([`Scoreboard::with_rate_samples`]), so that the others pay
+    /// nothing for them.
+    tx: Option<VecDeque<TxSnapshot>>,
     una: u64,
     /// Outstanding packets SACKed.
     pub sacked_out: u32,
@@ -152,6 +159,7 @@ impl Scoreboard {
     pub fn new(dupthresh: u32, marking: LossMarking) -> Self {
         Scoreboard {
             segs: VecDeque::new(),
+            tx: None,
             una: 0,
             sacked_out: 0,
             lost_out: 0,
@@ -166,6 +174,19 @@ impl Scoreboard {
             highest_sacked: 0,
             retx_order: VecDeque::new(),
         }
+    }
+
+    /// The same scoreboard keeping a rate snapshot per packet, so that
+    /// [`Delivered::sampled`] is filled.
+    pub fn with_rate_samples(mut self) -> Self {
+        self.tx = Some(VecDeque::new());
+        self
+    }
+
+    /// The rate snapshot of outstanding packet `seq`, if kept.
+    fn tx_of(&self, seq: u64) -> Option<TxSnapshot> {
+        let tx = self.tx.as_ref()?;
+        tx.get((seq - self.una) as usize).copied()
     }
 
     /// Oldest unacknowledged sequence number.
@@ -214,24 +235,29 @@ impl Scoreboard {
         self.has_flag(seq, EVER_RETRANS)
     }
 
-    /// Records a new packet sent at `now` with its rate snapshot `tx`;
-    /// returns its sequence number.
+    /// Records a new packet sent at `now` with its rate snapshot `tx`
+    /// (dropped unless rate samples are kept); returns its sequence number.
     pub fn push_new(&mut self, now: Time, tx: TxSnapshot) -> u64 {
         self.segs.push_back(Seg {
             sent_at: now,
-            tx,
             flags: 0,
         });
+        if let Some(d) = &mut self.tx {
+            d.push_back(tx);
+        }
         self.nxt() - 1
     }
 
     /// Records the retransmission of `seq` at `now` with its rate snapshot `tx`.
     pub fn mark_retransmitted(&mut self, seq: u64, now: Time, tx: TxSnapshot) {
+        let una = self.una;
         let Some(s) = self.seg_mut(seq) else { return };
         let was = s.flags & RETRANS != 0;
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
-        s.tx = tx;
+        if let Some(d) = &mut self.tx {
+            d[(seq - una) as usize] = tx;
+        }
         if !was {
             self.retrans_out += 1;
         }
@@ -276,12 +302,13 @@ impl Scoreboard {
         let cum = cum.min(self.nxt());
         while self.una < cum {
             let seg = self.segs.pop_front().expect("outstanding segment");
+            let tx = self.tx.as_mut().and_then(VecDeque::pop_front);
             self.una += 1;
             out.cum_retransmitted |= seg.flags & EVER_RETRANS != 0;
             if seg.flags & SACKED != 0 {
                 self.sacked_out -= 1;
             } else {
-                out.add(self.una - 1, &seg, true);
+                out.add(self.una - 1, &seg, tx, true);
                 self.clear_counters(seg.flags);
             }
         }
@@ -299,8 +326,9 @@ impl Scoreboard {
         }
         let seg = *s;
         s.flags = (s.flags | SACKED) & !(LOST | RETRANS);
+        let tx = self.tx_of(seq);
         self.sacked_out += 1;
-        out.add(seq, &seg, false);
+        out.add(seq, &seg, tx, false);
         self.clear_counters(seg.flags);
         self.note_top(seq);
         self.highest_sacked = self.highest_sacked.max(seq + 1);
@@ -481,13 +509,28 @@ mod tests {
     }
 
     #[test]
+    fn without_rate_samples_nothing_is_sampled() {
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.ack_to(5, &mut d);
+        assert_eq!((d.packets, d.sampled), (5, None));
+    }
+
+    #[test]
     fn the_rate_sample_comes_from_the_latest_sent_packet_delivered() {
         // Packets 0..10 sent at i ms, 2 retransmitted at 50 ms with its own
         // snapshot. A SACK of 3..=5 samples 5 (sent at 5 ms); the cumulative
         // ACK to 6 then delivers 0, 1 and the retransmitted 2, which is the
         // latest sent (Linux tcp_rate_skb_delivered keeps the packet with
         // the latest send time), not 5 again: SACKed packets are skipped.
-        let mut sb = board(10);
+        let mut sb = Scoreboard::new(3, LossMarking::Rfc6675).with_rate_samples();
+        for i in 0..10 {
+            let tx = TxSnapshot {
+                delivered: 100 + i,
+                ..TxSnapshot::default()
+            };
+            sb.push_new(Time::from_ms(i), tx);
+        }
         let mut d = Delivered::default();
         sb.sack_block(3, 6, &mut d);
         let p = d.sampled.unwrap();
@@ -495,6 +538,7 @@ mod tests {
             (p.seq, p.sent_at, p.retransmitted),
             (5, Time::from_ms(5), false)
         );
+        assert_eq!(p.tx.delivered, 105);
         let tx = TxSnapshot {
             delivered: 3,
             ..TxSnapshot::default()

@@ -13,7 +13,7 @@
 
 use super::config::{CountMode, LssMode, RtoMode, TcpConfig};
 use super::pacing;
-use super::rate::RateEstimator;
+use super::rate::{RateEstimator, TxSnapshot};
 use super::recovery::{Recovery, RecoveryAck};
 use super::rto::RtoEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
@@ -130,7 +130,11 @@ impl Sender {
             cfg,
             cc,
             tcb,
-            sb: Scoreboard::new(cfg.dupthresh, cfg.loss_marking),
+            sb: if cc_control {
+                Scoreboard::new(cfg.dupthresh, cfg.loss_marking).with_rate_samples()
+            } else {
+                Scoreboard::new(cfg.dupthresh, cfg.loss_marking)
+            },
             rto: match cfg.rto_mode {
                 RtoMode::Ns2 | RtoMode::Ns2Linux => RtoEstimator::ns2(
                     cfg.rto_min,
@@ -240,10 +244,19 @@ impl Sender {
         }
     }
 
+    /// The rate snapshot of a packet (re)sent now (Linux
+    /// `tcp_rate_skb_sent`); rate samples are made only for an algorithm
+    /// that reads them (`cong_control`), the others pay nothing.
+    fn tx_snapshot(&mut self, now: Time) -> TxSnapshot {
+        if !self.cc_control {
+            return TxSnapshot::default();
+        }
+        self.rate
+            .on_send(now, self.sb.packets_out(), self.tcb.delivered)
+    }
+
     fn retransmit(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
-        let tx = self
-            .rate
-            .on_send(now, self.sb.packets_out(), self.tcb.delivered);
+        let tx = self.tx_snapshot(now);
         self.sb.mark_retransmitted(seq, now, tx);
         self.undo.on_retransmit(ts_ticks(now));
         self.stats.retransmitted += 1;
@@ -301,9 +314,7 @@ impl Sender {
                 if self.sb.packets_out() == 0 {
                     self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
                 }
-                let tx = self
-                    .rate
-                    .on_send(now, self.sb.packets_out(), self.tcb.delivered);
+                let tx = self.tx_snapshot(now);
                 let seq = self.sb.push_new(now, tx);
                 if self.cfg.rto_mode.is_ns2() && self.timed.is_none() {
                     self.timed = Some((seq, now));
@@ -314,7 +325,7 @@ impl Sender {
                 }
                 continue;
             }
-            if nxt >= self.app_limit {
+            if nxt >= self.app_limit && self.cc_control {
                 // Linux tcp_rate_check_app_limited: the application has
                 // nothing more to send.
                 self.rate.check_app_limited(
@@ -405,17 +416,21 @@ impl Sender {
             self.newreno_state_machine(now, una0, d.packets, ack.tsecr, out);
         }
         // Linux tcp_ack: tcp_rate_gen, then tcp_cong_control.
-        let mut rs = self.rate.gen(
-            now,
-            self.tcb.delivered,
-            d.packets,
-            (self.sb.lost_total - lost0) as u32,
-            d.sampled,
-            self.tcb.min_rtt,
-        );
-        rs.prior_in_flight = prior_in_flight;
-        rs.rtt = cc_rtt;
-        self.cong_control(now, &rs);
+        if self.cc_control {
+            let mut rs = self.rate.gen(
+                now,
+                self.tcb.delivered,
+                d.packets,
+                (self.sb.lost_total - lost0) as u32,
+                d.sampled,
+                self.tcb.min_rtt,
+            );
+            rs.prior_in_flight = prior_in_flight;
+            rs.rtt = cc_rtt;
+            self.cong_control(now, &rs);
+        } else if self.tcb.pacing {
+            self.update_pacing_rate();
+        }
         // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data acked.
         if self.sb.packets_out() == 0 {
             self.rto_timer.stop();
@@ -432,27 +447,28 @@ impl Sender {
         self.try_send(now, out);
     }
 
-    /// The end of Linux `tcp_cong_control`: an algorithm with its own
-    /// `cong_control` sets cwnd and the pacing rate from the rate sample;
-    /// for the others (their cwnd already grown by `cong_avoid` in
-    /// [`Sender::grow`]) the pacing rate follows cwnd / srtt
-    /// (`tcp_update_pacing_rate`), if pacing is on.
+    /// Linux `tcp_cong_control` with the algorithm's `cong_control`: it
+    /// sets cwnd and the pacing rate from the rate sample (and may mark
+    /// the flow application-limited).
     fn cong_control(&mut self, now: Time, rs: &RateSample) {
-        if self.cc_control {
-            self.sync_tcb(now);
-            self.cc.cong_control(&mut self.tcb, rs);
-            self.rate.app_limited = self.tcb.app_limited;
-        } else if self.tcb.pacing {
-            self.tcb.pacing_rate = pacing::cwnd_pacing_rate(
-                self.tcb.mss,
-                self.tcb.cwnd,
-                self.tcb.ssthresh,
-                self.sb.packets_out(),
-                self.tcb.srtt,
-                self.cfg.pacing_ss_ratio,
-                self.cfg.pacing_ca_ratio,
-            );
-        }
+        self.sync_tcb(now);
+        self.cc.cong_control(&mut self.tcb, rs);
+        self.rate.app_limited = self.tcb.app_limited;
+    }
+
+    /// The end of Linux `tcp_cong_control` for the other algorithms (their
+    /// cwnd already grown by `cong_avoid` in [`Sender::grow`]): the pacing
+    /// rate follows cwnd / srtt (`tcp_update_pacing_rate`).
+    fn update_pacing_rate(&mut self) {
+        self.tcb.pacing_rate = pacing::cwnd_pacing_rate(
+            self.tcb.mss,
+            self.tcb.cwnd,
+            self.tcb.ssthresh,
+            self.sb.packets_out(),
+            self.tcb.srtt,
+            self.cfg.pacing_ss_ratio,
+            self.cfg.pacing_ca_ratio,
+        );
     }
 
     /// cwnd as a loss-recovery rule sets it (entry, each ACK, exit: Linux
