@@ -52,3 +52,42 @@ fn bbr_keeps_the_queue_under_one_bdp_where_cubic_fills_ten() {
         "BBR: mean queue {mean:.0} max {max} util {util:.3}; CUBIC: mean {cmean:.0} max {cmax}"
     );
 }
+
+/// Starts of the periods in which flow 0's sampled cwnd is at most
+/// `cap` packets, from `t0` s on.
+fn dips(r: &Results, t0: f64, cap: f64) -> Vec<f64> {
+    let s = &r.flow_series;
+    let mut starts = Vec::new();
+    let mut inside = false;
+    for k in 0..s.time.len() {
+        if s.flow[k] != 0 || s.time[k] < t0 {
+            continue;
+        }
+        let low = s.cwnd[k] <= cap;
+        if low && !inside {
+            starts.push(s.time[k]);
+        }
+        inside = low;
+    }
+    starts
+}
+
+#[test]
+fn bbr_probes_rtt_at_four_packets_every_ten_seconds_and_repeats_exactly() {
+    // Linux tcp_bbr.c: a busy flow whose min_rtt is 10 s old enters
+    // PROBE_RTT (cwnd 4) for 200 ms and a round. Alone on the path its
+    // RTT never falls below the first sample, so the dips come about
+    // every 10.2-10.4 s (10 s plus the dwell and a round trip).
+    let r = alone("bbr");
+    let starts = dips(&r, 1.0, 4.0);
+    eprintln!("PROBE_RTT dips at {starts:?}");
+    assert_eq!(starts.len(), 3, "PROBE_RTT dips at {starts:?}");
+    for w in starts.windows(2) {
+        let gap = w[1] - w[0];
+        assert!((10.0..10.6).contains(&gap), "dips at {starts:?}");
+    }
+    // Same seed, same run: the random start phase comes from the seed.
+    let again = alone("bbr");
+    assert_eq!(r.flow_series.cwnd, again.flow_series.cwnd);
+    assert_eq!(r.queue_series.qlen, again.queue_series.qlen);
+}
