@@ -23,6 +23,8 @@
 //! state, `cwnd`, `ssthresh` |
 //! | `undo_cwnd`   | on spurious-loss undo; returns the cwnd to restore            | own
 //! state only        |
+//! | `cong_control` | every ACK, after loss recovery, instead of `cong_avoid`, if `has_cong_control()` | own
+//! state, `cwnd`, `pacing_rate`, `app_limited` |
 //! | `on_timer`    | every `timer_period()` if that is `Some` (FAST's own clock)   | own
 //! state, `cwnd`, `ssthresh` |
 //!
@@ -34,6 +36,7 @@
 //! module, the paper or the RFC the file's doc names), and is listed once in
 //! [`registry`].
 
+pub mod bbr;
 pub mod common;
 pub mod params;
 pub mod registry;
@@ -165,6 +168,31 @@ pub struct Tcb {
     /// the first; the sender updates it after each send, so at `TxStart`
     /// it is the start of the idle period.
     pub last_send: Time,
+    /// Total packets marked lost so far (Linux `tp->lost`, counted as
+    /// `tcp_sum_lost` does: a lost retransmission counts again).
+    pub lost: u64,
+    /// When the last ACK that delivered data arrived (Linux
+    /// `tp->delivered_mstamp`, kept by `tcp_rate_gen`); set before
+    /// `cong_control`.
+    pub delivered_mstamp: Time,
+    /// Nonzero while the flow is application-limited: `delivered +
+    /// packets_in_flight` (at least 1) when it became so (Linux
+    /// `tp->app_limited`; cleared once `delivered` passes it); set before
+    /// `cong_control`, which may set it too, as BBR does in PROBE_RTT to
+    /// mark its low-rate samples.
+    pub app_limited: u64,
+    /// Pacing on (Linux `sk_pacing_status != SK_PACING_NONE`): the sender's
+    /// option `pacing`, or set by an algorithm's `init` (as `bbr_init`).
+    pub pacing: bool,
+    /// Pacing rate in bytes per second, `None` = unlimited (Linux
+    /// `sk_pacing_rate`, `~0UL` when unset). Written by the sender from
+    /// cwnd / srtt (Linux `tcp_update_pacing_rate`) unless the algorithm
+    /// has `cong_control`, which then sets it itself.
+    pub pacing_rate: Option<u64>,
+    /// Earliest departure time of the next data packet (Linux
+    /// `tp->tcp_wstamp_ns`), kept by the sender while pacing; at or before
+    /// `now` when a packet may leave at once. Read-only to an algorithm.
+    pub next_departure: Time,
 }
 
 impl Tcb {
@@ -187,6 +215,12 @@ impl Tcb {
             delivered_ce: 0,
             max_ssthresh: 0,
             last_send: Time::ZERO,
+            lost: 0,
+            delivered_mstamp: Time::ZERO,
+            app_limited: 0,
+            pacing: false,
+            pacing_rate: None,
+            next_departure: Time::ZERO,
         }
     }
 
@@ -221,6 +255,42 @@ pub struct AckSample {
     /// RTT sample of this ACK: now minus the send time of the most recently
     /// sent packet it newly delivers; `None` when every such packet was
     /// retransmitted (Karn).
+    pub rtt: Option<Time>,
+}
+
+/// A delivery-rate sample, made by the sender for every ACK (Linux `struct
+/// rate_sample`, filled by `tcp_rate_skb_delivered` and `tcp_rate_gen` in
+/// `net/ipv4/tcp_rate.c`) and handed to [`CongestionControl::cong_control`].
+///
+/// The rate is `delivered / interval`: the packets delivered between the
+/// transmission of the most recently sent packet this ACK delivers and now,
+/// over the longer of that packet's send interval and its ACK interval, so
+/// that neither a burst of sends nor of ACKs overstates it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RateSample {
+    /// `tcb.delivered` when the sampled packet was sent (Linux `prior_delivered`).
+    pub prior_delivered: u64,
+    /// Packets delivered over the interval; `None` when the ACK delivered
+    /// nothing that can be sampled (Linux `delivered = -1`).
+    pub delivered: Option<u64>,
+    /// The sample's interval, `max(send elapsed, ACK elapsed)`; `None` when
+    /// invalid, including an interval shorter than the connection's
+    /// minimum RTT (Linux `interval_us = -1`).
+    pub interval: Option<Time>,
+    /// The sampled packet was sent while the flow was application-limited:
+    /// the rate says little about the path (Linux `is_app_limited`).
+    pub is_app_limited: bool,
+    /// The sampled packet was a retransmission (Linux `is_retrans`).
+    pub is_retrans: bool,
+    /// Packets this ACK newly delivered, cumulatively or by SACK (Linux
+    /// `acked_sacked`).
+    pub acked_sacked: u32,
+    /// Packets newly marked lost while this ACK was processed (Linux `losses`).
+    pub losses: u32,
+    /// Packets in flight before this ACK (Linux `prior_in_flight`).
+    pub prior_in_flight: u32,
+    /// The ACK's RTT sample for the algorithm (Linux `rtt_us`, the `ca_rtt`
+    /// of `tcp_clean_rtx_queue`), `None` under Karn's rule.
     pub rtt: Option<Time>,
 }
 
@@ -274,6 +344,29 @@ pub trait CongestionControl {
 
     /// The algorithm's own clock ticked (only if `timer_period()` is `Some`).
     fn on_timer(&mut self, _tcb: &mut Tcb) {}
+
+    /// True if the algorithm implements [`CongestionControl::cong_control`]
+    /// (Linux: `tcp_congestion_ops.cong_control` is non-NULL).
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+
+    /// Sets cwnd and the pacing rate from the ACK's rate sample, on every
+    /// ACK after the sender's loss-recovery state machine (Linux
+    /// `tcp_cong_control` in `net/ipv4/tcp_input.c`). Called only if
+    /// [`CongestionControl::has_cong_control`]; then the sender bypasses
+    /// its own window rules: `cong_avoid` is never called, and the
+    /// in-recovery cwnd rule (PRR and the others) and the cwnd = ssthresh
+    /// at the end of a recovery are not applied (Linux skips
+    /// `tcp_cwnd_reduction` and `tcp_end_cwnd_reduction`). `ssthresh`,
+    /// `set_state`, `cwnd_event`, `undo_cwnd` and the RTO's cwnd = 1 remain.
+    fn cong_control(&mut self, _tcb: &mut Tcb, _rs: &RateSample) {}
+
+    /// Seeds the algorithm's own random choices (BBR's gain-cycle start
+    /// phase, Linux `get_random_u32_below`); the simulator calls it once
+    /// per connection with a value from the flow's seeded stream, so a run
+    /// stays deterministic. Algorithms without random choices ignore it.
+    fn set_random_seed(&mut self, _seed: u64) {}
 }
 
 /// An algorithm that the registry can build by name from typed parameters.

@@ -5,7 +5,10 @@
 #[cfg(test)]
 use crate::params::ParamRange;
 use crate::params::{parse_overrides, ParamDoc, ParamError, ParamSet};
-use crate::{AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, Tcb, Time};
+use crate::{
+    AckInfo, AckSample, CaState, CongestionControl, CwndEvent, NamedAlgorithm, RateSample, Tcb,
+    Time,
+};
 
 /// One algorithm's entry in the catalog.
 #[derive(Clone, Debug)]
@@ -113,6 +116,16 @@ macro_rules! algorithms {
             fn on_timer(&mut self, tcb: &mut Tcb) {
                 match self { $(Algorithm::$variant(a) => a.on_timer(tcb)),* }
             }
+            #[inline]
+            fn has_cong_control(&self) -> bool {
+                match self { $(Algorithm::$variant(a) => a.has_cong_control()),* }
+            }
+            fn cong_control(&mut self, tcb: &mut Tcb, rs: &RateSample) {
+                match self { $(Algorithm::$variant(a) => a.cong_control(tcb, rs)),* }
+            }
+            fn set_random_seed(&mut self, seed: u64) {
+                match self { $(Algorithm::$variant(a) => a.set_random_seed(seed)),* }
+            }
         }
     };
 }
@@ -134,6 +147,7 @@ algorithms! {
     Fusion => crate::fusion::Fusion,
     Yeah => crate::yeah::Yeah,
     Dctcp => crate::dctcp::Dctcp,
+    Bbr => crate::bbr::Bbr,
 }
 
 #[cfg(test)]

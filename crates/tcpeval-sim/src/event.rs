@@ -22,6 +22,8 @@ pub enum TimerKind {
     DelayedAck,
     /// The congestion-control algorithm's own clock (FAST).
     Cc,
+    /// The sender's pacing timer (a packet's departure time has come).
+    Pacing,
 }
 
 /// Something that happens at a point in simulated time.

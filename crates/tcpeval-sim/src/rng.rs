@@ -46,6 +46,15 @@ pub mod purpose {
     pub const UDP_ONOFF: u64 = 9;
     /// Drop draws of a link's queue discipline (index: the link).
     pub const LINK_AQM: u64 = 10;
+    /// A congestion-control algorithm's own random choices (index: the
+    /// connection, in the order the world makes them).
+    pub const CC_RANDOM: u64 = 11;
+}
+
+/// One random 64-bit word from the stream for `(seed, purpose, index)`:
+/// a seed for a consumer that keeps its own small generator.
+pub fn seed_word(seed: u64, purpose: u64, index: u64) -> u64 {
+    stream(seed, purpose, index).gen()
 }
 
 /// Bernoulli(p) per packet, drawn as geometric gaps between losses so that

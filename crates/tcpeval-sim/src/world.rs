@@ -42,12 +42,13 @@ use crate::packet::{Codepoint, Packet, Payload};
 use crate::probe::{Recorder, SampleKind};
 use crate::resolve::Resolved;
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
-use crate::rng::{purpose, stream, BernoulliGaps};
+use crate::rng::{purpose, seed_word, stream, BernoulliGaps};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::Connection;
 use crate::time::Time;
 use crate::traffic::generators::{Generators, Host, Transfer, Wake};
 use crate::traffic::ClassInfo;
+use tcpeval_cc::CongestionControl;
 
 /// One hop of a route in the world's flat hop table, where each route's
 /// hops follow one another. A packet's `hop` is its position in this table,
@@ -93,6 +94,11 @@ pub struct World {
     /// link, packet, random loss (else a full buffer). Slots are reused.
     late_drops: Vec<Option<(LinkId, Packet, bool)>>,
     free_late_drops: Vec<u32>,
+    /// The scenario's seed.
+    seed: u64,
+    /// Connections made so far: the index of the next one's
+    /// [`purpose::CC_RANDOM`] stream.
+    connections_made: u64,
 }
 
 fn ms(v: f64) -> Time {
@@ -147,12 +153,14 @@ impl World {
         let mut meta = Vec::with_capacity(net.routes.len());
         for (i, (route, fp)) in net.routes.iter().zip(plan.flows).enumerate() {
             let id = i as FlowId;
+            let mut cc = fp.cc;
+            cc.set_random_seed(seed_word(plan.seed, purpose::CC_RANDOM, i as u64));
             events.push(fp.meta.start, Event::FlowStart(id));
             if let Some(t) = fp.meta.stop {
                 events.push(t, Event::FlowStop(id));
             }
             flows.push(Flow::new(
-                Ends::Tcp(Connection::new(id, fp.tcp, fp.cc, fp.meta.size)),
+                Ends::Tcp(Connection::new(id, fp.tcp, cc, fp.meta.size)),
                 add_route(&route.fwd),
                 add_route(&route.rev),
                 fp.class,
@@ -188,6 +196,8 @@ impl World {
             scratch: Vec::with_capacity(64),
             late_drops: Vec::new(),
             free_late_drops: Vec::new(),
+            seed: plan.seed,
+            connections_made: net.routes.len() as u64,
         };
         let mut traffic = Generators::new(plan.web, plan.udp);
         traffic.start(&mut world);
@@ -618,7 +628,14 @@ impl Host for World {
             // A new slot; its provisional (UDP) endpoints are replaced below.
             None => self.open_udp_flow(class, tr.group),
         };
-        let mut conn = Connection::new(f, proto.cfg, proto.cc.clone(), Some(drawn.pkts));
+        let mut cc = proto.cc.clone();
+        cc.set_random_seed(seed_word(
+            self.seed,
+            purpose::CC_RANDOM,
+            self.connections_made,
+        ));
+        self.connections_made += 1;
+        let mut conn = Connection::new(f, proto.cfg, cc, Some(drawn.pkts));
         let slot = &mut self.flows[f as usize];
         if let Ends::Tcp(old) = &slot.ends {
             // Keep the old timers' pending events (see the module doc).

@@ -199,6 +199,24 @@ tcp_options! {
     /// RTO ceiling after backoff.
     rto_max_ms: f64 = 120_000.0, unit "ms", range (1.0, 3_600_000.0), always,
         source "Linux TCP_RTO_MAX = 120 s", => [rto_max: Time as ms];
+    /// Pace data packets (Linux internal TCP pacing, `tcp_pacing_check` and
+    /// `tcp_update_skb_after_send` in `net/ipv4/tcp_output.c`): each packet
+    /// after the first nine moves the next departure time on by its size
+    /// over the pacing rate. An algorithm may turn pacing on itself (BBR
+    /// does, as Linux `bbr_init`); this option turns it on for any other,
+    /// at the cwnd / srtt rate of `pacing_ss_ratio` / `pacing_ca_ratio`.
+    pacing: bool = false, unit "", range none, if_set,
+        source "Linux sk_pacing_status (SK_PACING_NEEDED without the fq qdisc); off unless the algorithm asks",
+        => [pacing: bool as same];
+    /// Pacing rate in slow start (cwnd < ssthresh / 2), percent of cwnd x
+    /// mss / srtt.
+    pacing_ss_ratio: u32 = 200, unit "%", range (1.0, 1000.0), if_set,
+        source "Linux net.ipv4.tcp_pacing_ss_ratio = 200, read by tcp_update_pacing_rate (tcp_input.c)",
+        => [pacing_ss_ratio: u32 as same];
+    /// Pacing rate otherwise, percent of cwnd x mss / srtt.
+    pacing_ca_ratio: u32 = 120, unit "%", range (1.0, 1000.0), if_set,
+        source "Linux net.ipv4.tcp_pacing_ca_ratio = 120, read by tcp_update_pacing_rate (tcp_input.c)",
+        => [pacing_ca_ratio: u32 as same];
     /// Clock tick of the `ns2` RTO estimators.
     rto_tick_ms: f64 = 10.0, unit "ms", range (0.001, 1000.0), if_set,
         source "ns-2 ns-default.tcl Agent/TCP tcpTick_ = 0.01", => [rto_tick: Time as ms];
@@ -294,6 +312,9 @@ mod tests {
             rto_initial: Time::from_secs(1),
             rto_max: Time::from_secs(120),
             rto_tick: Time::from_ms(10),
+            pacing: false,
+            pacing_ss_ratio: 200,
+            pacing_ca_ratio: 120,
         };
         assert_eq!(TcpConfig::default(), before);
         assert_eq!(TcpOptions::default().resolve("tcp", 1500).unwrap(), before);
@@ -315,7 +336,7 @@ mod tests {
     #[test]
     fn the_listing_names_every_option_once_with_a_source() {
         let all: serde_json::Value = serde_json::from_str(
-            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1,"dupthresh_cwnd_divisor":100,"ecn":true}"#,
+            r#"{"loss_marking":"fack","undo":true,"lss":"ns2","lost_retransmit":false,"rto_tick_ms":1,"dupthresh_cwnd_divisor":100,"ecn":true,"pacing":true,"pacing_ss_ratio":150,"pacing_ca_ratio":110}"#,
         )
         .unwrap();
         let set: TcpOptions = serde_json::from_value(all).unwrap();

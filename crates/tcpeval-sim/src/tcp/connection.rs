@@ -1,5 +1,5 @@
 //! One TCP connection as the world holds it: the sender and the receiver of
-//! a flow, and the three lazily cancelled timers they own (see
+//! a flow, and the four lazily cancelled timers they own (see
 //! [`super::timer`]). The world hands the connection its packets and its
 //! timer events, and asks it which timer events to schedule; it never
 //! touches a timer or the SACK store itself.
@@ -88,12 +88,13 @@ impl Connection {
             TimerKind::Rto => self.sender.on_rto_event(generation, now, out),
             TimerKind::DelayedAck => self.receiver.on_delack_event(generation, now, out),
             TimerKind::Cc => self.sender.on_cc_event(generation, now, out),
+            TimerKind::Pacing => self.sender.on_pacing_event(generation, now, out),
         }
     }
 
     /// Calls `schedule(kind, time, generation)` for each timer whose
     /// deadline needs a heap event, in a fixed order (RTO, delayed ACK,
-    /// the algorithm's clock) so runs stay deterministic.
+    /// the algorithm's clock, pacing) so runs stay deterministic.
     pub fn due_timers(&mut self, mut schedule: impl FnMut(TimerKind, Time, u32)) {
         if let Some((t, g)) = self.sender.rto_to_schedule() {
             schedule(TimerKind::Rto, t, g);
@@ -103,6 +104,9 @@ impl Connection {
         }
         if let Some((t, g)) = self.sender.cc_timer_to_schedule() {
             schedule(TimerKind::Cc, t, g);
+        }
+        if let Some((t, g)) = self.sender.pacing_timer_to_schedule() {
+            schedule(TimerKind::Pacing, t, g);
         }
     }
 }

@@ -5,6 +5,8 @@
 pub mod config;
 pub mod connection;
 pub mod declare;
+pub mod pacing;
+pub mod rate;
 pub mod receiver;
 pub mod recovery;
 pub mod rto;

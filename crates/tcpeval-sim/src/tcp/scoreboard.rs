@@ -20,6 +20,7 @@
 //! It is then marked for another retransmission.
 
 use super::config::LossMarking;
+use super::rate::{SampledPacket, TxSnapshot};
 use crate::time::Time;
 use std::collections::VecDeque;
 
@@ -58,11 +59,26 @@ pub struct Delivered {
     /// Send times of the earliest and latest sent never-retransmitted
     /// packets newly SACKed.
     pub sack_clean: Option<(Time, Time)>,
+    /// The most recently sent packet newly delivered, retransmissions
+    /// included: the delivery-rate sample's packet (Linux
+    /// `tcp_rate_skb_delivered`).
+    pub sampled: Option<SampledPacket>,
 }
 
 impl Delivered {
-    fn add(&mut self, seg: &Seg, cumulative: bool) {
+    /// Counts `seg` (sequence number `seq`, rate snapshot `tx` if the
+    /// scoreboard keeps them) as newly delivered.
+    fn add(&mut self, seq: u64, seg: &Seg, tx: Option<TxSnapshot>, cumulative: bool) {
         self.packets += 1;
+        if let Some(tx) = tx {
+            let this = SampledPacket {
+                sent_at: seg.sent_at,
+                seq,
+                tx,
+                retransmitted: seg.flags & EVER_RETRANS != 0,
+            };
+            self.sampled = Some(self.sampled.map_or(this, |p| p.newest(this)));
+        }
         if seg.flags & EVER_RETRANS != 0 {
             return;
         }
@@ -106,6 +122,11 @@ impl Delivered {
 #[derive(Debug)]
 pub struct Scoreboard {
     segs: VecDeque<Seg>,
+    /// Each outstanding packet's delivery-rate snapshot (`tcp::rate`), in
+    /// step with `segs`; kept only for an algorithm that reads rate
+    /// samples ([`Scoreboard::with_rate_samples`]), so that the others pay
+    /// nothing for them.
+    tx: Option<VecDeque<TxSnapshot>>,
     una: u64,
     /// Outstanding packets SACKed.
     pub sacked_out: u32,
@@ -113,6 +134,9 @@ pub struct Scoreboard {
     pub lost_out: u32,
     /// Outstanding retransmissions (not yet SACKed or acked).
     pub retrans_out: u32,
+    /// Packets marked lost over the connection's life, a lost
+    /// retransmission counting again (Linux `tp->lost`, `tcp_sum_lost`).
+    pub lost_total: u64,
     dupthresh: usize,
     marking: LossMarking,
     /// The `dupthresh` highest SACKed sequence numbers, highest first.
@@ -135,10 +159,12 @@ impl Scoreboard {
     pub fn new(dupthresh: u32, marking: LossMarking) -> Self {
         Scoreboard {
             segs: VecDeque::new(),
+            tx: None,
             una: 0,
             sacked_out: 0,
             lost_out: 0,
             retrans_out: 0,
+            lost_total: 0,
             dupthresh: dupthresh.max(1) as usize,
             marking,
             top: Vec::with_capacity(dupthresh.max(1) as usize + 1),
@@ -148,6 +174,19 @@ impl Scoreboard {
             highest_sacked: 0,
             retx_order: VecDeque::new(),
         }
+    }
+
+    /// The same scoreboard keeping a rate snapshot per packet, so that
+    /// [`Delivered::sampled`] is filled.
+    pub fn with_rate_samples(mut self) -> Self {
+        self.tx = Some(VecDeque::new());
+        self
+    }
+
+    /// The rate snapshot of outstanding packet `seq`, if kept.
+    fn tx_of(&self, seq: u64) -> Option<TxSnapshot> {
+        let tx = self.tx.as_ref()?;
+        tx.get((seq - self.una) as usize).copied()
     }
 
     /// Oldest unacknowledged sequence number.
@@ -196,21 +235,29 @@ impl Scoreboard {
         self.has_flag(seq, EVER_RETRANS)
     }
 
-    /// Records a new packet sent at `now`; returns its sequence number.
-    pub fn push_new(&mut self, now: Time) -> u64 {
+    /// Records a new packet sent at `now` with its rate snapshot `tx`
+    /// (dropped unless rate samples are kept); returns its sequence number.
+    pub fn push_new(&mut self, now: Time, tx: TxSnapshot) -> u64 {
         self.segs.push_back(Seg {
             sent_at: now,
             flags: 0,
         });
+        if let Some(d) = &mut self.tx {
+            d.push_back(tx);
+        }
         self.nxt() - 1
     }
 
-    /// Records the retransmission of `seq` at `now`.
-    pub fn mark_retransmitted(&mut self, seq: u64, now: Time) {
+    /// Records the retransmission of `seq` at `now` with its rate snapshot `tx`.
+    pub fn mark_retransmitted(&mut self, seq: u64, now: Time, tx: TxSnapshot) {
+        let una = self.una;
         let Some(s) = self.seg_mut(seq) else { return };
         let was = s.flags & RETRANS != 0;
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
+        if let Some(d) = &mut self.tx {
+            d[(seq - una) as usize] = tx;
+        }
         if !was {
             self.retrans_out += 1;
         }
@@ -234,6 +281,7 @@ impl Scoreboard {
             if s.flags & RETRANS != 0 && s.flags & SACKED == 0 {
                 s.flags &= !RETRANS;
                 self.retrans_out -= 1;
+                self.lost_total += 1;
                 self.retx_hint = self.retx_hint.min(seq);
             }
         }
@@ -254,12 +302,13 @@ impl Scoreboard {
         let cum = cum.min(self.nxt());
         while self.una < cum {
             let seg = self.segs.pop_front().expect("outstanding segment");
+            let tx = self.tx.as_mut().and_then(VecDeque::pop_front);
             self.una += 1;
             out.cum_retransmitted |= seg.flags & EVER_RETRANS != 0;
             if seg.flags & SACKED != 0 {
                 self.sacked_out -= 1;
             } else {
-                out.add(&seg, true);
+                out.add(self.una - 1, &seg, tx, true);
                 self.clear_counters(seg.flags);
             }
         }
@@ -277,8 +326,9 @@ impl Scoreboard {
         }
         let seg = *s;
         s.flags = (s.flags | SACKED) & !(LOST | RETRANS);
+        let tx = self.tx_of(seq);
         self.sacked_out += 1;
-        out.add(&seg, false);
+        out.add(seq, &seg, tx, false);
         self.clear_counters(seg.flags);
         self.note_top(seq);
         self.highest_sacked = self.highest_sacked.max(seq + 1);
@@ -353,6 +403,7 @@ impl Scoreboard {
         if s.flags & (SACKED | LOST) == 0 {
             s.flags |= LOST;
             self.lost_out += 1;
+            self.lost_total += 1;
             self.retx_hint = self.retx_hint.min(seq);
             self.lost_hi = self.lost_hi.max(seq + 1);
         }
@@ -387,6 +438,10 @@ impl Scoreboard {
     /// retransmission is considered outstanding any more.
     pub fn mark_all_lost(&mut self) {
         for s in self.segs.iter_mut() {
+            if s.flags & RETRANS != 0 {
+                // A lost retransmission counts again (tcp_sum_lost).
+                self.lost_total += 1;
+            }
             s.flags &= !RETRANS;
         }
         self.retrans_out = 0;
@@ -448,9 +503,71 @@ mod tests {
     fn board_with(n: u64, marking: LossMarking) -> Scoreboard {
         let mut sb = Scoreboard::new(3, marking);
         for i in 0..n {
-            sb.push_new(Time::from_ms(i));
+            sb.push_new(Time::from_ms(i), TxSnapshot::default());
         }
         sb
+    }
+
+    #[test]
+    fn without_rate_samples_nothing_is_sampled() {
+        let mut sb = board(10);
+        let mut d = Delivered::default();
+        sb.ack_to(5, &mut d);
+        assert_eq!((d.packets, d.sampled), (5, None));
+    }
+
+    #[test]
+    fn the_rate_sample_comes_from_the_latest_sent_packet_delivered() {
+        // Packets 0..10 sent at i ms, 2 retransmitted at 50 ms with its own
+        // snapshot. A SACK of 3..=5 samples 5 (sent at 5 ms); the cumulative
+        // ACK to 6 then delivers 0, 1 and the retransmitted 2, which is the
+        // latest sent (Linux tcp_rate_skb_delivered keeps the packet with
+        // the latest send time), not 5 again: SACKed packets are skipped.
+        let mut sb = Scoreboard::new(3, LossMarking::Rfc6675).with_rate_samples();
+        for i in 0..10 {
+            let tx = TxSnapshot {
+                delivered: 100 + i,
+                ..TxSnapshot::default()
+            };
+            sb.push_new(Time::from_ms(i), tx);
+        }
+        let mut d = Delivered::default();
+        sb.sack_block(3, 6, &mut d);
+        let p = d.sampled.unwrap();
+        assert_eq!(
+            (p.seq, p.sent_at, p.retransmitted),
+            (5, Time::from_ms(5), false)
+        );
+        assert_eq!(p.tx.delivered, 105);
+        let tx = TxSnapshot {
+            delivered: 3,
+            ..TxSnapshot::default()
+        };
+        sb.mark_lost(2);
+        sb.mark_retransmitted(2, Time::from_ms(50), tx);
+        let mut d = Delivered::default();
+        sb.ack_to(6, &mut d);
+        assert_eq!(d.packets, 3);
+        let p = d.sampled.unwrap();
+        assert_eq!(
+            (p.seq, p.sent_at, p.retransmitted),
+            (2, Time::from_ms(50), true)
+        );
+        assert_eq!(p.tx, tx);
+    }
+
+    #[test]
+    fn lost_total_counts_every_loss_mark_and_lost_retransmissions_again() {
+        // Linux tp->lost (tcp_sum_lost): 0..=2 lost by SACKs of 3..=5; 0
+        // retransmitted, then an RTO marks everything outstanding lost: 6..10
+        // are new marks (4), and 0's lost retransmission counts again.
+        let mut sb = board(10);
+        sb.sack_block(3, 6, &mut Delivered::default());
+        sb.mark_lost_by_sack();
+        assert_eq!(sb.lost_total, 3);
+        sb.mark_retransmitted(0, Time::from_ms(20), TxSnapshot::default());
+        sb.mark_all_lost();
+        assert_eq!(sb.lost_total, 3 + 4 + 1);
     }
 
     #[test]
@@ -470,7 +587,7 @@ mod tests {
         assert_eq!(d.packets, 2);
         assert_eq!(sb.lost_out, 1);
         assert_eq!(sb.next_retransmit(), Some(2));
-        sb.mark_retransmitted(2, Time::from_ms(50));
+        sb.mark_retransmitted(2, Time::from_ms(50), TxSnapshot::default());
         assert_eq!(sb.retrans_out, 1);
         assert_eq!(sb.in_flight(), 8 - 3 - 1 + 1);
         assert_eq!(sb.next_retransmit(), None);
@@ -550,8 +667,8 @@ mod tests {
         b.sack_one(5, &mut d);
         b.sack_one(6, &mut d);
         b.mark_all_lost();
-        b.mark_retransmitted(0, Time::from_ms(5));
-        b.mark_retransmitted(1, Time::from_ms(5));
+        b.mark_retransmitted(0, Time::from_ms(5), TxSnapshot::default());
+        b.mark_retransmitted(1, Time::from_ms(5), TxSnapshot::default());
         assert_eq!((b.lost_out, b.retrans_out, b.in_flight()), (8, 2, 2));
         b.unmark_lost();
         assert_eq!((b.lost_out, b.retrans_out, b.in_flight()), (0, 0, 8));
@@ -564,14 +681,14 @@ mod tests {
         let mut sb = board(6);
         let mut d = Delivered::default();
         sb.sack_one(4, &mut d);
-        sb.mark_retransmitted(0, Time::from_ms(9));
+        sb.mark_retransmitted(0, Time::from_ms(9), TxSnapshot::default());
         sb.mark_all_lost();
         assert_eq!(sb.lost_out, 5);
         assert_eq!(sb.retrans_out, 0);
         assert_eq!(sb.in_flight(), 0);
         let order: Vec<u64> = std::iter::from_fn(|| {
             let s = sb.next_retransmit()?;
-            sb.mark_retransmitted(s, Time::from_ms(10));
+            sb.mark_retransmitted(s, Time::from_ms(10), TxSnapshot::default());
             Some(s)
         })
         .collect();
@@ -585,9 +702,9 @@ mod tests {
         sb.sack_block(1, 4, &mut d);
         sb.mark_lost_by_sack();
         assert_eq!(sb.next_retransmit(), Some(0));
-        sb.mark_retransmitted(0, Time::from_ms(20)); // sent when nxt = 10
+        sb.mark_retransmitted(0, Time::from_ms(20), TxSnapshot::default()); // sent when nxt = 10
         for _ in 10..15 {
-            sb.push_new(Time::from_ms(21));
+            sb.push_new(Time::from_ms(21), TxSnapshot::default());
         }
         // Packets up to 12 SACKed: not yet conclusive.
         sb.sack_block(4, 13, &mut d);
@@ -624,7 +741,7 @@ mod tests {
         // sample from 0, 2 or 3 either (Karn, Linux FLAG_RETRANS_DATA_ACKED);
         // a packet newly SACKed by the same ACK (5, sent at 5 ms) gives one.
         let mut sb = board(8);
-        sb.mark_retransmitted(1, Time::from_ms(50));
+        sb.mark_retransmitted(1, Time::from_ms(50), TxSnapshot::default());
         let mut d = Delivered::default();
         sb.ack_to(4, &mut d);
         assert_eq!(d.packets, 4);
@@ -635,7 +752,7 @@ mod tests {
         assert_eq!(d.cc_sample_sent(), Some(Time::from_ms(5)));
         // A retransmission SACKed earlier still taints the cumulative ACK.
         let mut sb = board(8);
-        sb.mark_retransmitted(1, Time::from_ms(50));
+        sb.mark_retransmitted(1, Time::from_ms(50), TxSnapshot::default());
         sb.sack_one(1, &mut Delivered::default());
         let mut d = Delivered::default();
         sb.ack_to(3, &mut d);

@@ -29,6 +29,8 @@
 //! `tcpeval_cc::CongestionControl`, in the order Linux calls them.
 
 use super::config::{CountMode, LssMode, RtoMode, TcpConfig};
+use super::pacing;
+use super::rate::{RateEstimator, TxSnapshot};
 use super::recovery::{Recovery, RecoveryAck};
 use super::rto::RtoEstimator;
 use super::scoreboard::{Delivered, Scoreboard};
@@ -38,7 +40,9 @@ use crate::event::FlowId;
 use crate::packet::{ts_ticks, Codepoint, Ecn, Packet, Payload, SackBlock};
 use crate::time::Time;
 use tcpeval_cc::common::lss_increment;
-use tcpeval_cc::{AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, Tcb};
+use tcpeval_cc::{
+    AckInfo, AckSample, Algorithm, CaState, CongestionControl, CwndEvent, RateSample, Tcb,
+};
 
 /// RFC 3042 limited transmit: the first and second duplicate ACKs each let
 /// one new segment out (NewReno mode; with SACK the scoreboard's `pipe`
@@ -95,6 +99,14 @@ pub struct Sender {
     rto_timer: LazyTimer,
     /// The algorithm's own periodic clock, if it has one.
     cc_timer: LazyTimer,
+    /// The pacing timer: armed for `tcb.next_departure` when pacing holds
+    /// a packet back (see `tcp::pacing`).
+    pacing_timer: LazyTimer,
+    /// Delivery-rate estimation (see `tcp::rate`).
+    rate: RateEstimator,
+    /// The algorithm sets cwnd itself from rate samples (its
+    /// `has_cong_control()`): the sender's window rules stand aside.
+    cc_control: bool,
     /// End of the current recovery episode (`high_seq` / RFC 6582 `recover`).
     recover: u64,
     /// NewReno: a new recovery may start only once `una >= nr_guard`.
@@ -137,12 +149,18 @@ impl Sender {
         let mut tcb = Tcb::new(cfg.initial_cwnd, ssthresh, cfg.mss());
         tcb.max_ssthresh = cfg.max_ssthresh;
         let ecn = cfg.ecn || cc.needs_ecn();
+        tcb.pacing = cfg.pacing;
+        let cc_control = cc.has_cong_control();
         Sender {
             flow,
             cfg,
             cc,
             tcb,
-            sb: Scoreboard::new(cfg.dupthresh, cfg.loss_marking),
+            sb: if cc_control {
+                Scoreboard::new(cfg.dupthresh, cfg.loss_marking).with_rate_samples()
+            } else {
+                Scoreboard::new(cfg.dupthresh, cfg.loss_marking)
+            },
             rto: match cfg.rto_mode {
                 RtoMode::Ns2 | RtoMode::Ns2Linux => RtoEstimator::ns2(
                     cfg.rto_min,
@@ -156,6 +174,9 @@ impl Sender {
             },
             rto_timer: LazyTimer::default(),
             cc_timer: LazyTimer::default(),
+            pacing_timer: LazyTimer::default(),
+            rate: RateEstimator::default(),
+            cc_control,
             recover: 0,
             nr_guard: 0,
             recovery: Recovery::new(cfg.recovery),
@@ -217,6 +238,9 @@ impl Sender {
         self.tcb.snd_una = self.sb.una();
         self.tcb.snd_nxt = self.sb.nxt();
         self.tcb.packets_in_flight = self.sb.in_flight();
+        self.tcb.lost = self.sb.lost_total;
+        self.tcb.delivered_mstamp = self.rate.delivered_at;
+        self.tcb.app_limited = self.rate.app_limited;
     }
 
     /// ECN in use on this flow.
@@ -246,6 +270,15 @@ impl Sender {
     fn emit(&mut self, seq: u64, new_data: bool, out: &mut Vec<Packet>) {
         self.stats.sent += 1;
         self.tcb.last_send = self.tcb.now;
+        if self.tcb.pacing {
+            self.tcb.next_departure = pacing::next_departure(
+                self.tcb.next_departure,
+                self.tcb.now,
+                self.cfg.packet_size,
+                self.tcb.pacing_rate,
+                self.stats.sent,
+            );
+        }
         if matches!(self.tcb.ca_state, CaState::Recovery | CaState::Cwr) {
             self.recovery.on_sent();
         }
@@ -265,8 +298,20 @@ impl Sender {
         }
     }
 
+    /// The rate snapshot of a packet (re)sent now (Linux
+    /// `tcp_rate_skb_sent`); rate samples are made only for an algorithm
+    /// that reads them (`cong_control`), the others pay nothing.
+    fn tx_snapshot(&mut self, now: Time) -> TxSnapshot {
+        if !self.cc_control {
+            return TxSnapshot::default();
+        }
+        self.rate
+            .on_send(now, self.sb.packets_out(), self.tcb.delivered)
+    }
+
     fn retransmit(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
-        self.sb.mark_retransmitted(seq, now);
+        let tx = self.tx_snapshot(now);
+        self.sb.mark_retransmitted(seq, now, tx);
         self.undo.on_retransmit(ts_ticks(now));
         self.stats.retransmitted += 1;
         self.emit(seq, false, out);
@@ -306,6 +351,11 @@ impl Sender {
                 self.cwnd_limited = true;
                 break;
             }
+            if self.tcb.pacing && self.tcb.next_departure > now {
+                // Linux tcp_pacing_check: hold back, wake at the departure time.
+                self.pacing_timer.set(self.tcb.next_departure);
+                break;
+            }
             if let Some(seq) = self.sb.next_retransmit() {
                 self.retransmit(seq, now, out);
                 if in_recovery {
@@ -318,7 +368,8 @@ impl Sender {
                 if self.sb.packets_out() == 0 {
                     self.cc.cwnd_event(&mut self.tcb, CwndEvent::TxStart);
                 }
-                let seq = self.sb.push_new(now);
+                let tx = self.tx_snapshot(now);
+                let seq = self.sb.push_new(now, tx);
                 if self.cfg.rto_mode.is_ns2() && self.timed.is_none() {
                     self.timed = Some((seq, now));
                 }
@@ -327,6 +378,16 @@ impl Sender {
                     self.recovery.on_sent_by_window();
                 }
                 continue;
+            }
+            if nxt >= self.app_limit && self.cc_control {
+                // Linux tcp_rate_check_app_limited: the application has
+                // nothing more to send.
+                self.rate.check_app_limited(
+                    self.tcb.delivered,
+                    self.sb.in_flight(),
+                    window,
+                    self.sb.lost_out,
+                );
             }
             self.cwnd_limited = false;
             break;
@@ -341,6 +402,8 @@ impl Sender {
         }
         self.tcb.now = now;
         let una0 = self.sb.una();
+        let prior_in_flight = self.sb.in_flight();
+        let lost0 = self.sb.lost_total;
         if ack.dsack {
             let seq = ack.trigger;
             self.undo
@@ -412,6 +475,22 @@ impl Sender {
         } else {
             self.newreno_state_machine(now, una0, d.packets, ack.tsecr, ece, out);
         }
+        // Linux tcp_ack: tcp_rate_gen, then tcp_cong_control.
+        if self.cc_control {
+            let mut rs = self.rate.gen(
+                now,
+                self.tcb.delivered,
+                d.packets,
+                (self.sb.lost_total - lost0) as u32,
+                d.sampled,
+                self.tcb.min_rtt,
+            );
+            rs.prior_in_flight = prior_in_flight;
+            rs.rtt = cc_rtt;
+            self.cong_control(now, &rs);
+        } else if self.tcb.pacing {
+            self.update_pacing_rate();
+        }
         // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data acked.
         if self.sb.packets_out() == 0 {
             self.rto_timer.stop();
@@ -428,7 +507,43 @@ impl Sender {
         self.try_send(now, out);
     }
 
+    /// Linux `tcp_cong_control` with the algorithm's `cong_control`: it
+    /// sets cwnd and the pacing rate from the rate sample (and may mark
+    /// the flow application-limited).
+    fn cong_control(&mut self, now: Time, rs: &RateSample) {
+        self.sync_tcb(now);
+        self.cc.cong_control(&mut self.tcb, rs);
+        self.rate.app_limited = self.tcb.app_limited;
+    }
+
+    /// The end of Linux `tcp_cong_control` for the other algorithms (their
+    /// cwnd already grown by `cong_avoid` in [`Sender::grow`]): the pacing
+    /// rate follows cwnd / srtt (`tcp_update_pacing_rate`).
+    fn update_pacing_rate(&mut self) {
+        self.tcb.pacing_rate = pacing::cwnd_pacing_rate(
+            self.tcb.mss,
+            self.tcb.cwnd,
+            self.tcb.ssthresh,
+            self.sb.packets_out(),
+            self.tcb.srtt,
+            self.cfg.pacing_ss_ratio,
+            self.cfg.pacing_ca_ratio,
+        );
+    }
+
+    /// cwnd as a loss-recovery rule sets it (entry, each ACK, exit: Linux
+    /// `tcp_cwnd_reduction` and `tcp_end_cwnd_reduction`, and the NewReno
+    /// rules); Linux skips these for an algorithm with `cong_control`.
+    fn set_recovery_cwnd(&mut self, cwnd: f64) {
+        if !self.cc_control {
+            self.tcb.cwnd = cwnd;
+        }
+    }
+
     fn grow(&mut self, newly: u32) {
+        if self.cc_control {
+            return;
+        }
         let slow_start_room = self.tcb.in_slow_start()
             && self.tcb.cwnd < 2.0 * f64::from(self.sb.packets_out().max(1));
         if newly == 0 || !(self.cwnd_limited || slow_start_room) {
@@ -570,8 +685,11 @@ impl Sender {
     }
 
     fn exit_recovery(&mut self, cwnd: f64) {
-        self.tcb.cwnd = cwnd;
-        self.cc.cwnd_event(&mut self.tcb, CwndEvent::CompleteCwr);
+        if !self.cc_control {
+            // Linux tcp_end_cwnd_reduction returns early for cong_control.
+            self.tcb.cwnd = cwnd;
+            self.cc.cwnd_event(&mut self.tcb, CwndEvent::CompleteCwr);
+        }
         self.set_state(CaState::Open);
     }
 
@@ -612,9 +730,10 @@ impl Sender {
                     self.exit_recovery(cwnd);
                 } else {
                     let ack = self.recovery_ack(newly);
-                    self.tcb.cwnd = self
+                    let cwnd = self
                         .recovery
                         .on_ack(ack, cum_advanced, || self.cc.min_cwnd(&self.tcb));
+                    self.set_recovery_cwnd(cwnd);
                 }
             }
             CaState::Loss => {
@@ -632,9 +751,13 @@ impl Sender {
                 }
                 if self.sb.lost_out > 0 {
                     self.enter_recovery();
+                    let prior = self.tcb.cwnd;
                     self.tcb.cwnd = self.recovery.entry_cwnd(self.tcb.cwnd, self.tcb.ssthresh);
                     let ack = self.recovery_ack(newly);
                     self.tcb.cwnd = self.recovery.cwnd(ack, || self.cc.min_cwnd(&self.tcb));
+                    if self.cc_control {
+                        self.tcb.cwnd = prior;
+                    }
                     // RFC 6675 step 4.3: the first lost packet goes out now.
                     if let Some(seq) = self.sb.next_retransmit() {
                         self.retransmit(seq, now, out);
@@ -679,7 +802,7 @@ impl Sender {
                 } else if advanced {
                     // Partial ACK (step 3): retransmit the next hole, deflate.
                     let acked = (una - una0) as f64;
-                    self.tcb.cwnd = (self.tcb.cwnd - acked + 1.0).max(1.0);
+                    self.set_recovery_cwnd((self.tcb.cwnd - acked + 1.0).max(1.0));
                     self.sb.mark_lost(una);
                     if let Some(seq) = self.sb.next_retransmit() {
                         self.retransmit(seq, now, out);
@@ -689,7 +812,7 @@ impl Sender {
                         self.rto_timer.set(now + self.rto.current());
                     }
                 } else if dup {
-                    self.tcb.cwnd += 1.0; // step 2: inflation
+                    self.set_recovery_cwnd(self.tcb.cwnd + 1.0); // step 2: inflation
                 }
             }
             CaState::Loss => {
@@ -715,7 +838,7 @@ impl Sender {
                         self.enter_recovery();
                         self.nr_guard = self.recover;
                         self.partial_seen = false;
-                        self.tcb.cwnd = self.tcb.ssthresh + f64::from(self.cfg.dupthresh);
+                        self.set_recovery_cwnd(self.tcb.ssthresh + f64::from(self.cfg.dupthresh));
                         self.sb.mark_lost(una);
                         if let Some(seq) = self.sb.next_retransmit() {
                             self.retransmit(seq, now, out);
@@ -781,6 +904,20 @@ impl Sender {
         }
     }
 
+    /// The heap event of the pacing timer with `generation` fires at `now`:
+    /// the departure time has come, send what the window allows (Linux
+    /// `tcp_pace_kick`).
+    pub fn on_pacing_event(&mut self, generation: u32, now: Time, out: &mut Vec<Packet>) {
+        if self.pacing_timer.fire(generation, now) {
+            self.try_send(now, out);
+        }
+    }
+
+    /// The pacing timer's heap event to push, if its deadline needs one.
+    pub fn pacing_timer_to_schedule(&mut self) -> Option<(Time, u32)> {
+        self.pacing_timer.to_schedule()
+    }
+
     /// The retransmission timer's heap event to push, if its deadline needs
     /// one: `(time, generation)`.
     pub fn rto_to_schedule(&mut self) -> Option<(Time, u32)> {
@@ -797,8 +934,10 @@ impl Sender {
     pub fn inherit_timers(&mut self, old: &Sender) {
         self.rto_timer = old.rto_timer;
         self.cc_timer = old.cc_timer;
+        self.pacing_timer = old.pacing_timer;
         self.rto_timer.stop();
         self.cc_timer.stop();
+        self.pacing_timer.stop();
     }
 
     /// The algorithm's own clock ticked.
@@ -1007,6 +1146,101 @@ mod tests {
         assert!((ns2[2] - 151.0).abs() < 1e-12, "{ns2:?}");
         let (_, rfc) = run(LssMode::Rfc3742);
         assert_eq!(rfc, vec![150.0, 150.0, 151.0]);
+    }
+
+    #[test]
+    fn pacing_holds_packets_to_the_cwnd_rate_with_one_timer() {
+        // Reno at cwnd 20 (ssthresh 20: congestion avoidance) sent 0..20 at
+        // time zero unpaced (no RTT sample yet: no rate). The ACK of 0 at
+        // 100 ms gives srtt 100 ms, so the rate is Linux's 120 % of
+        // cwnd 20 x mss 1460 per 100 ms = 350 400 bytes/s, and one
+        // 1500-byte packet takes `len`. Packet 20 leaves at once; 100 ms of
+        // idle credit takes half of `len` off its spacing (Linux
+        // tcp_update_skb_after_send). The ACK of 1 and 2 at 101 ms frees
+        // two slots, but the next departure is later: one timer, and each
+        // firing releases one packet `len` after the previous.
+        let (mut s, mut out) = reno_at_20(|c| c.pacing = true);
+        assert_eq!(seqs(&mut out), (0..20).collect::<Vec<_>>());
+        s.on_ack(Time::from_ms(100), ack_echo(1, 0, false, 0), &mut out);
+        assert_eq!(s.tcb.pacing_rate, Some(350_400));
+        assert_eq!(seqs(&mut out), vec![20]);
+        let len = Time::from_ps(1500 * 1_000_000_000_000 / 350_400);
+        let first = Time::from_ms(100) + Time::from_ps(len.ps() - len.ps() / 2);
+        assert_eq!(s.tcb.next_departure, first);
+        s.on_ack(Time::from_ms(101), ack_echo(3, 2, false, 0), &mut out);
+        assert!(out.is_empty());
+        // srtt is now 7/8 x 100 + 1/8 x 101 = 100.125 ms: 349 962 bytes/s.
+        assert_eq!(s.tcb.pacing_rate, Some(349_962));
+        let len = Time::from_ps(1500 * 1_000_000_000_000 / 349_962);
+        let (at, g) = s.pacing_timer_to_schedule().unwrap();
+        assert_eq!(at, first);
+        assert_eq!(s.pacing_timer_to_schedule(), None, "one pending event");
+        s.on_pacing_event(g, at, &mut out);
+        assert_eq!(seqs(&mut out), vec![21]);
+        let (at2, g2) = s.pacing_timer_to_schedule().unwrap();
+        assert_eq!(at2, first + len);
+        s.on_pacing_event(g2, at2, &mut out);
+        assert_eq!(seqs(&mut out), vec![22]);
+        // The window is full now: no timer is armed for nothing.
+        assert_eq!(s.pacing_timer_to_schedule(), None);
+    }
+
+    #[test]
+    fn a_cong_control_algorithm_sets_cwnd_in_recovery_itself() {
+        // Linux tcp_cong_control: with cong_control, tcp_cwnd_reduction
+        // (PRR) is skipped. BBR (cwnd 20; pacing lets the first 10 out at
+        // once, the rest at its initial rate) loses packet 0; the third SACK
+        // starts a recovery. PRR would make cwnd pipe + 1; BBR's packet
+        // conservation (bbr_set_cwnd_to_recover_or_restore) makes it the
+        // packets in flight when it is called, the retransmission of 0
+        // included, plus the one this ACK delivered.
+        let cfg = TcpConfig {
+            initial_cwnd: 20.0,
+            ..TcpConfig::default()
+        };
+        let (mut s, mut out) = started("bbr", serde_json::json!({}), cfg);
+        assert!(s.tcb.pacing, "bbr_init turns pacing on");
+        out.clear();
+        for k in 1..=2 {
+            sack_up_to(&mut s, k, &mut out);
+        }
+        out.clear();
+        // STARTUP grew cwnd by one per SACK (Linux: delivered < TCP_INIT_CWND).
+        let saved = s.tcb.cwnd;
+        assert_eq!(saved, 22.0);
+        sack_up_to(&mut s, 3, &mut out);
+        assert_eq!(s.tcb.ca_state, CaState::Recovery);
+        let sent = seqs(&mut out);
+        assert_eq!(sent[0], 0, "the fast retransmission");
+        let new_after = sent.len() as u32 - 1;
+        let in_flight_at_cc = s.in_flight() - new_after;
+        assert_eq!(s.tcb.cwnd, f64::from(in_flight_at_cc + 1));
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // The recovery ends: the sender's exit rule would set cwnd to
+        // ssthresh, which BBR leaves unlimited; BBR restores the cwnd it
+        // saved (bbr_ssthresh) instead, plus the packets this ACK delivered
+        // (STARTUP: below its target, it grows by them).
+        let nxt = s.sb.nxt();
+        let delivered_before = s.tcb.delivered;
+        s.on_ack(
+            Time::from_ms(200),
+            ack_echo(nxt, nxt - 1, false, 0),
+            &mut out,
+        );
+        assert_eq!(s.tcb.ca_state, CaState::Open);
+        let acked = (s.tcb.delivered - delivered_before) as f64;
+        assert_eq!(s.tcb.cwnd, saved + acked);
+    }
+
+    #[test]
+    fn without_pacing_the_same_acks_send_at_once() {
+        let (mut s, mut out) = reno_at_20(|_| {});
+        out.clear();
+        s.on_ack(Time::from_ms(100), ack_echo(1, 0, false, 0), &mut out);
+        s.on_ack(Time::from_ms(101), ack_echo(3, 2, false, 0), &mut out);
+        assert_eq!(seqs(&mut out), vec![20, 21, 22]);
+        assert_eq!(s.tcb.pacing_rate, None);
+        assert_eq!(s.pacing_timer_to_schedule(), None);
     }
 
     #[test]
