@@ -108,6 +108,10 @@ class AqmSeries(TypedDict):
     """Early (random) drops by the discipline so far (RED: between min_th and max_th)."""
     forced_drops: NDArray[np.uint64]
     """Forced drops by the discipline so far (RED: average at or above max_th); the full buffer's drops are not counted here."""
+    delay: NDArray[np.float64]
+    """Queue delay the discipline acts on, s (PIE: its estimate, the sojourn time of the last packet to leave the queue, 0 if that left it empty); NaN for RED."""
+    drop_prob: NDArray[np.float64]
+    """Drop probability (PIE, as of its last update); NaN for RED."""
 
 # Per-class series, one row per (sample time, class): the aggregate of every flow of the class, so short transfers that come and go add up.
 ClassSeries = TypedDict(

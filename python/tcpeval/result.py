@@ -11,10 +11,12 @@ Tables (units in the column docs of the engine, restated here):
   departed_bytes (cumulative), drops (cumulative queue drops: full buffer
   or discipline).
 - ``aqm_series``: time (s), link (id), link_name, avg_queue (the average
-  queue the link's discipline acts on: RED's, packets or bytes), early_drops
-  and forced_drops (cumulative, the discipline's own; ``drops`` in
-  ``queue_series`` counts them too, with the full buffer's). Rows only for
-  monitored links with a discipline other than DropTail.
+  queue the link's discipline acts on: RED's, packets or bytes; NaN for the
+  others), early_drops and forced_drops (cumulative, the discipline's own;
+  ``drops`` in ``queue_series`` counts them too, with the full buffer's),
+  delay (s: the queue delay PIE acts on; NaN for RED) and drop_prob (PIE's
+  drop probability; NaN for RED). Rows only for monitored links with a
+  discipline other than DropTail.
 - ``flows``: one row per flow with its totals (sent, retransmitted,
   fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
 - ``links``: one row per link (rate_bps, delay, buffer, arrivals, drops,

@@ -132,20 +132,29 @@ table! {
         /// Forced drops by the discipline so far (RED: average at or above
         /// max_th); the full buffer's drops are not counted here.
         pub forced_drops: Vec<u64>,
+        /// Queue delay the discipline acts on, s (PIE: its estimate, the
+        /// sojourn time of the last packet to leave the queue, 0 if that
+        /// left it empty); NaN for RED.
+        pub delay: Vec<f64>,
+        /// Drop probability (PIE, as of its last update); NaN for RED.
+        pub drop_prob: Vec<f64>,
     }
 }
 
 impl AqmSeries {
-    /// Appends link `id`'s row at `t` (s), if it has a discipline. Out of
-    /// line: the sampler that calls it sits in the event loop.
+    /// Appends link `id`'s row at `now` (`t` in s), if it has a
+    /// discipline. Out of line: the sampler that calls it sits in the
+    /// event loop.
     #[inline(never)]
-    pub fn record(&mut self, t: f64, id: LinkId, link: &Link) {
-        if let Some(s) = link.aqm_state() {
+    pub fn record(&mut self, t: f64, id: LinkId, link: &mut Link, now: Time) {
+        if let Some(s) = link.aqm_state_at(now) {
             self.time.push(t);
             self.link.push(id);
             self.avg_queue.push(s.avg_queue);
             self.early_drops.push(s.early_drops);
             self.forced_drops.push(s.forced_drops);
+            self.delay.push(s.delay);
+            self.drop_prob.push(s.drop_prob);
         }
     }
 }

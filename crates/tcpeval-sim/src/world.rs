@@ -517,7 +517,7 @@ impl World {
                 for &l in &self.monitored {
                     let link = &mut self.links[l as usize];
                     self.probes.queues.record(t, l, link, self.now);
-                    self.probes.aqm.record(t, l, link);
+                    self.probes.aqm.record(t, l, link, self.now);
                 }
             }
             SampleKind::Classes => {

@@ -189,9 +189,11 @@ impl Link {
         self
     }
 
-    /// The discipline's state, if the link has one.
-    pub fn aqm_state(&self) -> Option<AqmState> {
-        self.aqm().map(Aqm::state)
+    /// The discipline's state as of `now` (not before the last offer), if
+    /// the link has one.
+    pub fn aqm_state_at(&mut self, now: Time) -> Option<AqmState> {
+        let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut())?;
+        Some(aqm.state_at(now))
     }
 
     fn aqm(&self) -> Option<&Aqm> {
@@ -369,12 +371,19 @@ impl Link {
         }
         x.aqm.as_ref()?; // no discipline: the buffer decides
         self.advance(t);
+        let buffer_full = !self.unserved.is_empty()
+            && match self.buffer {
+                BufferLimit::Packets(b) => self.waiting() >= b,
+                BufferLimit::Bytes(b) => self.waiting_bytes() + u64::from(pkt.size) > b,
+            };
         let arrival = Arrival {
             now: t,
             waiting_pkts: self.waiting(),
             waiting_bytes: self.waiting_bytes(),
             idle_since: self.unserved.is_empty().then_some(self.last_dep_end),
             size: pkt.size,
+            start: self.last_dep_end.max(t),
+            buffer_full,
         };
         let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut());
         match aqm.expect("checked above").on_arrival(&arrival) {
@@ -598,9 +607,9 @@ mod tests {
         ));
         assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
-        let s = l.aqm_state().unwrap();
+        let s = l.aqm_state_at(t).unwrap();
         assert_eq!((s.avg_queue, s.early_drops, s.forced_drops), (1.0, 0, 1));
-        assert_eq!(link(BufferLimit::Packets(10)).aqm_state(), None);
+        assert_eq!(link(BufferLimit::Packets(10)).aqm_state_at(t), None);
     }
 
     #[test]

@@ -5,21 +5,22 @@
 //! discipline sees every packet that reaches the queue and returns a
 //! [`Verdict`]; the buffer limit then still applies as the hard limit.
 //!
-//! Every discipline here decides on arrival (enqueue), which fits the link
-//! model of `net::link` (no per-packet dequeue events). Disciplines that
-//! decide at dequeue (CoDel, FQ-CoDel) need more; see
-//! `docs/dequeue-disciplines.md`.
+//! RED and PIE decide on arrival (enqueue), which fits the link model of
+//! `net::link` (no per-packet dequeue events). Disciplines that decide at
+//! dequeue (CoDel, FQ-CoDel) need more; see `docs/dequeue-disciplines.md`.
 //!
 //! Adding a discipline: its own file with its parameters (a serde struct
 //! and a [`ParamDoc`] list) and its state, one variant in [`QueueSpec`]
 //! and its `kind_tagged!` line, one in [`Aqm`], and one entry in
 //! [`DISCIPLINES`].
 
+pub mod pie;
 pub mod red;
 
 use crate::rng::Stream;
 use crate::scenario::{kind_tagged, ScenarioError};
 use crate::time::Time;
+use pie::{Pie, PieParams};
 use red::{Red, RedParams};
 use serde::{Deserialize, Serialize};
 
@@ -71,6 +72,11 @@ pub const DISCIPLINES: &[DisciplineDoc] = &[
         summary: red::SUMMARY,
         params: red::PARAMS,
     },
+    DisciplineDoc {
+        kind: "pie",
+        summary: pie::SUMMARY,
+        params: pie::PARAMS,
+    },
 ];
 
 /// The empty parameter table of DropTail.
@@ -91,11 +97,14 @@ pub enum QueueSpec {
     Droptail(DropTailParams),
     /// Random Early Detection.
     Red(RedParams),
+    /// Proportional Integral controller Enhanced.
+    Pie(PieParams),
 }
 
 kind_tagged!(QueueSpec {
     "droptail" => Droptail,
     "red" => Red,
+    "pie" => Pie,
 });
 
 impl Default for QueueSpec {
@@ -117,6 +126,7 @@ impl QueueSpec {
         match self {
             QueueSpec::Droptail(_) => Ok(()),
             QueueSpec::Red(p) => p.check(at),
+            QueueSpec::Pie(p) => p.check(at),
         }
     }
 
@@ -127,6 +137,7 @@ impl QueueSpec {
         match self {
             QueueSpec::Droptail(_) => None,
             QueueSpec::Red(p) => Some(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng))),
+            QueueSpec::Pie(p) => Some(Aqm::Pie(Pie::new(p.clone(), packet_size, rng))),
         }
     }
 
@@ -135,6 +146,7 @@ impl QueueSpec {
         let spec = match kind {
             "droptail" => QueueSpec::default(),
             "red" => QueueSpec::Red(RedParams::default()),
+            "pie" => QueueSpec::Pie(PieParams::default()),
             _ => return None,
         };
         let mut v = serde_json::to_value(spec).expect("serializable");
@@ -158,12 +170,18 @@ pub struct Arrival {
     pub idle_since: Option<Time>,
     /// Size of the arriving packet, bytes.
     pub size: u32,
+    /// When its serialization would start if it is accepted (its
+    /// departure from the queue; `now` at an idle link).
+    pub start: Time,
+    /// The link's buffer is full: it drops the packet whatever the verdict.
+    pub buffer_full: bool,
 }
 
 /// Why a discipline refused a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
-    /// A random early drop (RED: the average queue between the thresholds).
+    /// A random early drop (RED: the average queue between the thresholds;
+    /// PIE: its drop probability).
     Early,
     /// A drop the discipline forces without a draw (RED: the average queue
     /// at or above `max_th`, or above `2 max_th` in gentle mode).
@@ -190,6 +208,11 @@ pub struct AqmState {
     pub early_drops: u64,
     /// Forced drops so far (not counting the hard buffer limit's).
     pub forced_drops: u64,
+    /// Queue delay the discipline acts on, s (PIE: its estimate, the
+    /// sojourn time of the last departure; NaN where none).
+    pub delay: f64,
+    /// Drop probability (PIE; NaN where none).
+    pub drop_prob: f64,
 }
 
 /// A link's active discipline.
@@ -197,6 +220,8 @@ pub struct AqmState {
 pub enum Aqm {
     /// Random Early Detection.
     Red(Red),
+    /// Proportional Integral controller Enhanced.
+    Pie(Pie),
 }
 
 impl Aqm {
@@ -204,13 +229,15 @@ impl Aqm {
     pub fn on_arrival(&mut self, a: &Arrival) -> Verdict {
         match self {
             Aqm::Red(r) => r.on_arrival(a),
+            Aqm::Pie(p) => p.on_arrival(a),
         }
     }
 
-    /// The state probes report.
-    pub fn state(&self) -> AqmState {
+    /// The state probes report, as of `now` (not before the last arrival).
+    pub fn state_at(&mut self, now: Time) -> AqmState {
         match self {
             Aqm::Red(r) => r.state(),
+            Aqm::Pie(p) => p.state_at(now),
         }
     }
 }
@@ -275,7 +302,7 @@ mod tests {
         assert_eq!(e.field, "topology.bottleneck.queue.kind", "{e}");
         assert_eq!(
             e.message,
-            "unknown variant `codel`, expected one of `droptail`, `red`"
+            "unknown variant `codel`, expected one of `droptail`, `red`, `pie`"
         );
         let sc = from_json(&scenario(
             r#", "queue": {"kind": "red", "min_th": 5, "max_th": 5}"#,

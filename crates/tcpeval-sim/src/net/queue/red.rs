@@ -218,6 +218,8 @@ impl Red {
             avg_queue: self.avg,
             early_drops: self.stats.early_drops,
             forced_drops: self.stats.forced_drops,
+            delay: f64::NAN,
+            drop_prob: f64::NAN,
         }
     }
 
@@ -323,6 +325,8 @@ mod tests {
             waiting_bytes: u64::from(waiting) * 1500,
             idle_since: None,
             size: 1500,
+            start: Time::from_ms(now_ms),
+            buffer_full: false,
         }
     }
 

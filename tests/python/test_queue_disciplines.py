@@ -1,0 +1,92 @@
+"""PIE, CoDel and FQ-CoDel on real runs (issue 20): each example scenario
+runs, each discipline holds the queue delay near its target where DropTail
+fills the buffer, and bad parameters name their field and range."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+import tcpeval
+from tcpeval.errors import ScenarioError
+from tcpeval.scenario import load_scenario
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+WARMUP_S = 5.0
+
+
+def _example(name: str, duration_s: float) -> dict:
+    data = copy.deepcopy(load_scenario(EXAMPLES / name).data)
+    data["duration_s"] = duration_s
+    return data
+
+
+def _with_queue(data: dict, queue: dict | None) -> dict:
+    data = copy.deepcopy(data)
+    if queue is None:
+        del data["topology"]["bottleneck"]["queue"]
+    else:
+        data["topology"]["bottleneck"]["queue"] = queue
+    return data
+
+
+def _bottleneck(r: tcpeval.RunResult) -> tuple[float, int, int]:
+    """Mean packets waiting at R1->R2 after the warm-up, the most ever
+    waiting, and the drops there."""
+    link = int(r.links.index[r.links["name"] == "R1->R2"][0])
+    q = r.queue_series[(r.queue_series["link"] == link) & (r.queue_series["time"] > WARMUP_S)]
+    row = r.links.loc[link]
+    return float(q["qlen"].mean()), int(row["max_qlen"]), int(row["drops"])
+
+
+def test_pie_holds_the_queue_delay_near_its_target_where_droptail_fills_the_buffer() -> None:
+    data = _example("pie-dumbbell.toml", 30.0)
+    pie, dt = tcpeval.run(data, progress=False), tcpeval.run(_with_queue(data, None), progress=False)
+    pie_mean, pie_max, pie_drops = _bottleneck(pie)
+    dt_mean, dt_max, _ = _bottleneck(dt)
+    assert dt_max == 1000 and dt_mean > 500, (dt_mean, dt_max)
+    # 10 Mbit/s: a 1500-byte packet waits 1.2 ms per packet ahead of it, so
+    # a 15 ms target is ~12.5 packets.
+    assert 6 < pie_mean < 25 and pie_max < 1000 and pie_drops > 0, (pie_mean, pie_max, pie_drops)
+    aqm = pie.aqm_series[pie.aqm_series["link_name"] == "R1->R2"]
+    settled = aqm[aqm["time"] > WARMUP_S]
+    assert 0.010 < settled["delay"].mean() < 0.020, settled["delay"].mean()
+    assert 0 < settled["drop_prob"].mean() < 0.1
+    last = aqm.iloc[-1]
+    assert last["early_drops"] > 0 and last["early_drops"] <= pie_drops
+    assert last["forced_drops"] == 0 and aqm["avg_queue"].isna().all()
+
+
+def test_pie_runs_are_deterministic() -> None:
+    data = _example("pie-dumbbell.toml", 5.0)
+    a, b = tcpeval.run(data, progress=False), tcpeval.run(data, progress=False)
+    assert a.links.equals(b.links) and a.aqm_series.equals(b.aqm_series)
+
+
+@pytest.mark.parametrize(
+    ("queue", "field"),
+    [
+        ({"kind": "pie", "target_ms": 0}, "target_ms"),
+        ({"kind": "pie", "alpha": 3}, "alpha"),
+        ({"kind": "pie", "t_update": 3}, "t_update"),
+    ],
+)
+def test_a_bad_queue_parameter_names_its_field(queue: dict, field: str) -> None:
+    data = _with_queue(_example("pie-dumbbell.toml", 1.0), queue)
+    with pytest.raises(ScenarioError, match=rf"topology\.bottleneck\.queue\.{field}"):
+        tcpeval.run(data, progress=False)
+
+
+@pytest.mark.parametrize("name", ["pie-dumbbell.toml"])
+def test_each_discipline_example_runs(name: str) -> None:
+    r = tcpeval.run(_example(name, 2.0), progress=False)
+    assert not r.aqm_series.empty and r.links["departures"].sum() > 0
+
+
+def test_tcpeval_queues_lists_every_discipline() -> None:
+    from tcpeval.registry import queues
+
+    kinds = [q.name for q in queues()]
+    assert kinds[:3] == ["droptail", "red", "pie"], kinds
