@@ -14,9 +14,11 @@ Tables (units in the column docs of the engine, restated here):
   queue the link's discipline acts on: RED's, packets or bytes; NaN for the
   others), early_drops and forced_drops (cumulative, the discipline's own;
   ``drops`` in ``queue_series`` counts them too, with the full buffer's),
-  delay (s: the queue delay PIE acts on; NaN for RED) and drop_prob (PIE's
-  drop probability; NaN for RED). Rows only for monitored links with a
-  discipline other than DropTail.
+  delay (s: the queue delay PIE acts on, the sojourn time of the last
+  packet CoDel dequeued; NaN for RED), drop_prob (PIE's drop probability;
+  NaN for the others), dropping (CoDel state machines in their dropping
+  state) and flow_queues (FQ-CoDel's flow queues holding packets). Rows
+  only for monitored links with a discipline other than DropTail.
 - ``flows``: one row per flow with its totals (sent, retransmitted,
   fast_retransmits, timeouts, delivered_bytes, first_loss, base_rtt, ...).
 - ``links``: one row per link (rate_bps, delay, buffer, arrivals, drops,

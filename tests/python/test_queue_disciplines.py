@@ -59,10 +59,37 @@ def test_pie_holds_the_queue_delay_near_its_target_where_droptail_fills_the_buff
     assert last["forced_drops"] == 0 and aqm["avg_queue"].isna().all()
 
 
-def test_pie_runs_are_deterministic() -> None:
-    data = _example("pie-dumbbell.toml", 5.0)
+def _utilization(r: tcpeval.RunResult, duration_s: float, rate_bps: float = 10e6) -> float:
+    row = r.links[r.links["name"] == "R1->R2"].iloc[0]
+    return float(row["bytes_departed"]) * 8 / duration_s / rate_bps
+
+
+def test_codel_holds_the_sojourn_time_near_its_target_at_full_utilization() -> None:
+    data = _example("codel-dumbbell.toml", 30.0)
+    codel, dt = tcpeval.run(data, progress=False), tcpeval.run(_with_queue(data, None), progress=False)
+    codel_mean, codel_max, codel_drops = _bottleneck(codel)
+    dt_mean, dt_max, _ = _bottleneck(dt)
+    assert dt_max == 1000 and dt_mean > 500, (dt_mean, dt_max)
+    # 5 ms at 10 Mbit/s is ~4 full packets waiting.
+    assert 2 < codel_mean < 10 and codel_max < 1000 and codel_drops > 0, (codel_mean, codel_max)
+    assert _utilization(codel, 30.0) > 0.9 and _utilization(dt, 30.0) > 0.9
+    aqm = codel.aqm_series[codel.aqm_series["link_name"] == "R1->R2"]
+    settled = aqm[aqm["time"] > WARMUP_S]
+    assert 0.003 < settled["delay"].mean() < 0.010, settled["delay"].mean()
+    # It spends some of the time dropping, most of it not.
+    assert 0 < settled["dropping"].mean() < 0.5
+    last = aqm.iloc[-1]
+    # With a 1000-packet buffer every drop is CoDel's own.
+    assert last["early_drops"] == codel_drops and last["forced_drops"] == 0
+    assert aqm["drop_prob"].isna().all() and (aqm["flow_queues"] == 0).all()
+
+
+@pytest.mark.parametrize("name", ["pie-dumbbell.toml", "codel-dumbbell.toml"])
+def test_runs_are_deterministic(name: str) -> None:
+    data = _example(name, 5.0)
     a, b = tcpeval.run(data, progress=False), tcpeval.run(data, progress=False)
     assert a.links.equals(b.links) and a.aqm_series.equals(b.aqm_series)
+    assert a.queue_series.equals(b.queue_series)
 
 
 @pytest.mark.parametrize(
@@ -71,6 +98,8 @@ def test_pie_runs_are_deterministic() -> None:
         ({"kind": "pie", "target_ms": 0}, "target_ms"),
         ({"kind": "pie", "alpha": 3}, "alpha"),
         ({"kind": "pie", "t_update": 3}, "t_update"),
+        ({"kind": "codel", "target_ms": -5}, "target_ms"),
+        ({"kind": "codel", "interval_ms": "x"}, "interval_ms"),
     ],
 )
 def test_a_bad_queue_parameter_names_its_field(queue: dict, field: str) -> None:
@@ -79,7 +108,7 @@ def test_a_bad_queue_parameter_names_its_field(queue: dict, field: str) -> None:
         tcpeval.run(data, progress=False)
 
 
-@pytest.mark.parametrize("name", ["pie-dumbbell.toml"])
+@pytest.mark.parametrize("name", ["pie-dumbbell.toml", "codel-dumbbell.toml"])
 def test_each_discipline_example_runs(name: str) -> None:
     r = tcpeval.run(_example(name, 2.0), progress=False)
     assert not r.aqm_series.empty and r.links["departures"].sum() > 0
@@ -89,4 +118,4 @@ def test_tcpeval_queues_lists_every_discipline() -> None:
     from tcpeval.registry import queues
 
     kinds = [q.name for q in queues()]
-    assert kinds[:3] == ["droptail", "red", "pie"], kinds
+    assert kinds[:4] == ["droptail", "red", "pie", "codel"], kinds

@@ -134,10 +134,16 @@ table! {
         pub forced_drops: Vec<u64>,
         /// Queue delay the discipline acts on, s (PIE: its estimate, the
         /// sojourn time of the last packet to leave the queue, 0 if that
-        /// left it empty); NaN for RED.
+        /// left it empty; CoDel, FQ-CoDel: the sojourn time of the last
+        /// packet dequeued, dropped or not); NaN for RED.
         pub delay: Vec<f64>,
-        /// Drop probability (PIE, as of its last update); NaN for RED.
+        /// Drop probability (PIE, as of its last update); NaN for the others.
         pub drop_prob: Vec<f64>,
+        /// CoDel state machines in their dropping state (CoDel: 0 or 1;
+        /// FQ-CoDel: how many flow queues' CoDel); 0 for RED and PIE.
+        pub dropping: Vec<u32>,
+        /// Flow queues holding packets (FQ-CoDel); 0 for the others.
+        pub flow_queues: Vec<u32>,
     }
 }
 
@@ -155,6 +161,8 @@ impl AqmSeries {
             self.forced_drops.push(s.forced_drops);
             self.delay.push(s.delay);
             self.drop_prob.push(s.drop_prob);
+            self.dropping.push(s.dropping);
+            self.flow_queues.push(s.flow_queues);
         }
     }
 }
@@ -166,8 +174,8 @@ impl QueueSeries {
         link.advance(now);
         self.time.push(t);
         self.link.push(id);
-        self.qlen.push(link.waiting());
-        self.qbytes.push(link.waiting_bytes());
+        self.qlen.push(link.qlen());
+        self.qbytes.push(link.qbytes());
         let c = link.counters_at(now);
         self.departed_bytes.push(c.bytes_departed);
         self.drops.push(c.drops);

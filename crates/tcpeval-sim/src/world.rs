@@ -253,6 +253,7 @@ impl World {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::LinkDelivery(l) => self.on_delivery(l),
+            Event::LinkDequeue(l) => self.on_dequeue(l),
             Event::LateDrop(i) => self.on_late_drop(i),
             Event::Timer {
                 flow,
@@ -328,6 +329,10 @@ impl World {
                     self.events.push(arrival, Event::LinkDelivery(l));
                 }
             }
+            Offer::Queued { delivery, dequeue } => {
+                debug_assert!(!hop.next_folded);
+                self.link_scheduled(l, delivery, dequeue);
+            }
             o @ (Offer::Dropped | Offer::Lost) => {
                 if link.is_folded() {
                     let drop = Some((l, pkt, o == Offer::Lost));
@@ -347,6 +352,27 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Schedules a dequeue-kind link's delivery and dequeue events, if
+    /// asked, and accounts the packets its discipline dropped (now).
+    fn link_scheduled(&mut self, l: LinkId, delivery: Option<Time>, dequeue: Option<Time>) {
+        if let Some(t) = delivery {
+            self.events.push(t, Event::LinkDelivery(l));
+        }
+        if let Some(t) = dequeue {
+            self.events.push(t, Event::LinkDequeue(l));
+        }
+        while let Some(pkt) = self.links[l as usize].pop_dropped() {
+            self.packet_dropped(pkt);
+        }
+    }
+
+    /// A dequeue-kind link ends a serialization: its discipline hands over
+    /// the next packet.
+    fn on_dequeue(&mut self, l: LinkId) {
+        let (delivery, dequeue) = self.links[l as usize].dequeue(self.now);
+        self.link_scheduled(l, delivery, dequeue);
     }
 
     /// A folded link's drop happens now.
@@ -679,8 +705,10 @@ impl Host for World {
 }
 
 /// Folds every link fed by exactly one other link and by no host (see
-/// `net::link`), unless it is probed or has an active queue discipline
-/// (whose state must follow the world's clock). Folding never chains: a
+/// `net::link`), unless it is probed, has an active queue discipline
+/// (whose state must follow the world's clock) or is fed by a dequeue-kind
+/// link (whose deliveries are known only at its dequeue events). Folding
+/// never chains: a
 /// folded link's feeder is not folded, nor is a link feeding a folded one,
 /// because only an unfolded link offers at the world's clock.
 /// Marks in `hops` the hops whose next link is folded.
@@ -709,6 +737,7 @@ fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
             let k = k as usize;
             if !monitored.contains(&(l as LinkId))
                 && !links[l].has_aqm()
+                && !links[k].dequeues()
                 && !links[k].is_folded()
                 && !feeds_folded[l]
             {

@@ -14,12 +14,16 @@
 //! and its `kind_tagged!` line, one in [`Aqm`], and one entry in
 //! [`DISCIPLINES`].
 
+pub mod codel;
 pub mod pie;
 pub mod red;
 
+use super::link::BufferLimit;
+use crate::packet::Packet;
 use crate::rng::Stream;
 use crate::scenario::{kind_tagged, ScenarioError};
 use crate::time::Time;
+use codel::{Codel, CodelParams};
 use pie::{Pie, PieParams};
 use red::{Red, RedParams};
 use serde::{Deserialize, Serialize};
@@ -77,6 +81,11 @@ pub const DISCIPLINES: &[DisciplineDoc] = &[
         summary: pie::SUMMARY,
         params: pie::PARAMS,
     },
+    DisciplineDoc {
+        kind: "codel",
+        summary: codel::SUMMARY,
+        params: codel::PARAMS,
+    },
 ];
 
 /// The empty parameter table of DropTail.
@@ -99,12 +108,15 @@ pub enum QueueSpec {
     Red(RedParams),
     /// Proportional Integral controller Enhanced.
     Pie(PieParams),
+    /// Controlled Delay.
+    Codel(CodelParams),
 }
 
 kind_tagged!(QueueSpec {
     "droptail" => Droptail,
     "red" => Red,
     "pie" => Pie,
+    "codel" => Codel,
 });
 
 impl Default for QueueSpec {
@@ -127,18 +139,32 @@ impl QueueSpec {
             QueueSpec::Droptail(_) => Ok(()),
             QueueSpec::Red(p) => p.check(at),
             QueueSpec::Pie(p) => p.check(at),
+            QueueSpec::Codel(p) => p.check(at),
         }
+    }
+
+    /// True for a discipline that decides at dequeue (the link then runs
+    /// its dequeue kind, see `net::link`).
+    pub fn dequeues(&self) -> bool {
+        matches!(self, QueueSpec::Codel(_))
     }
 
     /// The discipline's state for a link of `rate_bps` carrying full
     /// packets of `packet_size` bytes, drawing from `rng`; `None` for
     /// DropTail. The parameters must have passed [`QueueSpec::check`].
-    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Aqm> {
-        match self {
-            QueueSpec::Droptail(_) => None,
-            QueueSpec::Red(p) => Some(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng))),
-            QueueSpec::Pie(p) => Some(Aqm::Pie(Pie::new(p.clone(), packet_size, rng))),
-        }
+    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Discipline> {
+        let aqm = match self {
+            QueueSpec::Droptail(_) => return None,
+            QueueSpec::Red(p) => Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng)),
+            QueueSpec::Pie(p) => Aqm::Pie(Pie::new(p.clone(), packet_size, rng)),
+            QueueSpec::Codel(p) => {
+                return Some(Discipline::Dequeue(Dequeuer::Codel(Codel::new(
+                    p,
+                    packet_size,
+                ))))
+            }
+        };
+        Some(Discipline::Arrival(aqm))
     }
 
     /// The default parameters of the discipline `kind`, as a JSON table.
@@ -147,6 +173,7 @@ impl QueueSpec {
             "droptail" => QueueSpec::default(),
             "red" => QueueSpec::Red(RedParams::default()),
             "pie" => QueueSpec::Pie(PieParams::default()),
+            "codel" => QueueSpec::Codel(CodelParams::default()),
             _ => return None,
         };
         let mut v = serde_json::to_value(spec).expect("serializable");
@@ -213,9 +240,101 @@ pub struct AqmState {
     pub delay: f64,
     /// Drop probability (PIE; NaN where none).
     pub drop_prob: f64,
+    /// CoDel state machines in their dropping state (CoDel: 0 or 1).
+    pub dropping: u32,
+    /// Flow queues holding packets (FQ-CoDel; 0 for the others).
+    pub flow_queues: u32,
 }
 
-/// A link's active discipline.
+/// A link's discipline as built: one that decides on arrival (the link
+/// keeps its arrival-time arithmetic), or one that holds the waiting
+/// packets and decides at dequeue (the link's dequeue kind).
+#[derive(Clone, Debug)]
+pub enum Discipline {
+    /// Decides on arrival.
+    Arrival(Aqm),
+    /// Decides at dequeue.
+    Dequeue(Dequeuer),
+}
+
+/// A discipline that holds the packets waiting and decides at dequeue
+/// which one leaves, and which it drops (see `docs/dequeue-disciplines.md`).
+#[derive(Clone, Debug)]
+pub enum Dequeuer {
+    /// Controlled Delay.
+    Codel(Codel),
+}
+
+impl Dequeuer {
+    /// Offers `pkt` at `now` under the link's hard `limit` on what waits;
+    /// false if the arriving packet is refused. Other packets the
+    /// discipline drops to make room go to `dropped`.
+    pub fn enqueue(
+        &mut self,
+        pkt: Packet,
+        now: Time,
+        limit: BufferLimit,
+        _dropped: &mut Vec<Packet>,
+    ) -> bool {
+        match self {
+            Dequeuer::Codel(c) => {
+                // Linux sch_codel codel_qdisc_enqueue: a tail drop at the limit.
+                let full = match limit {
+                    BufferLimit::Packets(b) => c.len() >= b,
+                    BufferLimit::Bytes(b) => c.bytes() + u64::from(pkt.size) > b,
+                };
+                if full {
+                    return false;
+                }
+                c.enqueue(pkt, now);
+                true
+            }
+        }
+    }
+
+    /// The packet to serialize at `now`, if any; packets dropped on the
+    /// way go to `dropped`.
+    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Packet> {
+        match self {
+            Dequeuer::Codel(c) => c.dequeue(now, dropped),
+        }
+    }
+
+    /// Packets waiting.
+    pub fn len(&self) -> u32 {
+        match self {
+            Dequeuer::Codel(c) => c.len(),
+        }
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes waiting.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Dequeuer::Codel(c) => c.bytes(),
+        }
+    }
+
+    /// The packets waiting.
+    pub fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
+        match self {
+            Dequeuer::Codel(c) => Box::new(c.packets()),
+        }
+    }
+
+    /// The state probes report.
+    pub fn state(&self) -> AqmState {
+        match self {
+            Dequeuer::Codel(c) => c.state(),
+        }
+    }
+}
+
+/// A link's active discipline that decides on arrival.
 #[derive(Clone, Debug)]
 pub enum Aqm {
     /// Random Early Detection.
@@ -298,11 +417,11 @@ mod tests {
         assert_eq!(e.field, "topology.bottleneck.queue.min_th", "{e}");
         let e = from_json(&scenario(r#", "queue": {"kind": "red", "minth": 3}"#)).unwrap_err();
         assert_eq!(e.field, "topology.bottleneck.queue.minth", "{e}");
-        let e = from_json(&scenario(r#", "queue": {"kind": "codel"}"#)).unwrap_err();
+        let e = from_json(&scenario(r#", "queue": {"kind": "blue"}"#)).unwrap_err();
         assert_eq!(e.field, "topology.bottleneck.queue.kind", "{e}");
         assert_eq!(
             e.message,
-            "unknown variant `codel`, expected one of `droptail`, `red`, `pie`"
+            "unknown variant `blue`, expected one of `droptail`, `red`, `pie`, `codel`"
         );
         let sc = from_json(&scenario(
             r#", "queue": {"kind": "red", "min_th": 5, "max_th": 5}"#,

@@ -273,6 +273,8 @@ impl Pie {
             forced_drops: 0,
             delay: self.qdelay,
             drop_prob: self.prob,
+            dropping: 0,
+            flow_queues: 0,
         }
     }
 

@@ -220,6 +220,8 @@ impl Red {
             forced_drops: self.stats.forced_drops,
             delay: f64::NAN,
             drop_prob: f64::NAN,
+            dropping: 0,
+            flow_queues: 0,
         }
     }
 
