@@ -84,7 +84,52 @@ def test_codel_holds_the_sojourn_time_near_its_target_at_full_utilization() -> N
     assert aqm["drop_prob"].isna().all() and (aqm["flow_queues"] == 0).all()
 
 
-@pytest.mark.parametrize("name", ["pie-dumbbell.toml", "codel-dumbbell.toml"])
+def _settled_goodputs(r: tcpeval.RunResult, since_s: float = 10.0) -> list[float]:
+    """Each flow's goodput (Mbit/s) from ``since_s`` to the end."""
+    out = []
+    for f in sorted(r.flow_series["flow"].unique()):
+        s = r.flow_series[r.flow_series["flow"] == f]
+        a, b = s[s["time"] >= since_s].iloc[0], s.iloc[-1]
+        out.append(float(b["delivered"] - a["delivered"]) * 8 / float(b["time"] - a["time"]) / 1e6)
+    return out
+
+
+def _jain(x: list[float]) -> float:
+    return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+
+
+def test_fq_codel_shares_the_link_between_a_20_ms_and_a_200_ms_flow() -> None:
+    data = _example("fq-codel-dumbbell.toml", 30.0)
+    fq, dt = tcpeval.run(data, progress=False), tcpeval.run(_with_queue(data, None), progress=False)
+    fq_share, dt_share = _settled_goodputs(fq), _settled_goodputs(dt)
+    # DropTail: the 20 ms flow takes most of the link.
+    assert dt_share[0] > 2 * dt_share[1] and _jain(dt_share) < 0.85, dt_share
+    # FQ-CoDel: near-equal shares, the link still full.
+    assert max(fq_share) < 1.4 * min(fq_share) and _jain(fq_share) > 0.97, fq_share
+    assert sum(fq_share) > 9.0, fq_share
+    aqm = fq.aqm_series[fq.aqm_series["link_name"] == "R1->R2"]
+    settled = aqm[aqm["time"] > WARMUP_S]
+    assert 0.003 < settled["delay"].mean() < 0.010, settled["delay"].mean()
+    # Two flows, two flow queues at most holding packets.
+    assert settled["flow_queues"].max() == 2 and settled["flow_queues"].mean() > 1.0
+    assert 0 < settled["dropping"].mean() < 0.5 and settled["dropping"].max() <= 2
+    last = aqm.iloc[-1]
+    assert last["early_drops"] > 0 and last["forced_drops"] == 0
+
+
+def test_fq_codel_drops_from_the_fattest_queue_at_the_buffer_limit() -> None:
+    # A 20-packet buffer: the slow-start overshoot takes FQ-CoDel over its
+    # limit, which it meets by dropping from the fattest flow queue.
+    data = _example("fq-codel-dumbbell.toml", 10.0)
+    data["topology"]["bottleneck"]["buffer"] = {"packets": 20}
+    r = tcpeval.run(data, progress=False)
+    last = r.aqm_series[r.aqm_series["link_name"] == "R1->R2"].iloc[-1]
+    link = r.links[r.links["name"] == "R1->R2"].iloc[0]
+    assert last["forced_drops"] > 0 and link["max_qlen"] == 20
+    assert last["early_drops"] + last["forced_drops"] == link["drops"]
+
+
+@pytest.mark.parametrize("name", ["pie-dumbbell.toml", "codel-dumbbell.toml", "fq-codel-dumbbell.toml"])
 def test_runs_are_deterministic(name: str) -> None:
     data = _example(name, 5.0)
     a, b = tcpeval.run(data, progress=False), tcpeval.run(data, progress=False)
@@ -100,6 +145,9 @@ def test_runs_are_deterministic(name: str) -> None:
         ({"kind": "pie", "t_update": 3}, "t_update"),
         ({"kind": "codel", "target_ms": -5}, "target_ms"),
         ({"kind": "codel", "interval_ms": "x"}, "interval_ms"),
+        ({"kind": "fq_codel", "quantum": 100}, "quantum"),
+        ({"kind": "fq_codel", "flows": 1.5}, "flows"),
+        ({"kind": "fq_codel", "flows": 70000}, "flows"),
     ],
 )
 def test_a_bad_queue_parameter_names_its_field(queue: dict, field: str) -> None:
@@ -108,7 +156,7 @@ def test_a_bad_queue_parameter_names_its_field(queue: dict, field: str) -> None:
         tcpeval.run(data, progress=False)
 
 
-@pytest.mark.parametrize("name", ["pie-dumbbell.toml", "codel-dumbbell.toml"])
+@pytest.mark.parametrize("name", ["pie-dumbbell.toml", "codel-dumbbell.toml", "fq-codel-dumbbell.toml"])
 def test_each_discipline_example_runs(name: str) -> None:
     r = tcpeval.run(_example(name, 2.0), progress=False)
     assert not r.aqm_series.empty and r.links["departures"].sum() > 0
@@ -118,4 +166,4 @@ def test_tcpeval_queues_lists_every_discipline() -> None:
     from tcpeval.registry import queues
 
     kinds = [q.name for q in queues()]
-    assert kinds[:4] == ["droptail", "red", "pie", "codel"], kinds
+    assert kinds == ["droptail", "red", "pie", "codel", "fq_codel"], kinds

@@ -15,6 +15,7 @@
 //! [`DISCIPLINES`].
 
 pub mod codel;
+pub mod fq_codel;
 pub mod pie;
 pub mod red;
 
@@ -24,6 +25,7 @@ use crate::rng::Stream;
 use crate::scenario::{kind_tagged, ScenarioError};
 use crate::time::Time;
 use codel::{Codel, CodelParams};
+use fq_codel::{FqCodel, FqCodelParams};
 use pie::{Pie, PieParams};
 use red::{Red, RedParams};
 use serde::{Deserialize, Serialize};
@@ -86,6 +88,11 @@ pub const DISCIPLINES: &[DisciplineDoc] = &[
         summary: codel::SUMMARY,
         params: codel::PARAMS,
     },
+    DisciplineDoc {
+        kind: "fq_codel",
+        summary: fq_codel::SUMMARY,
+        params: fq_codel::PARAMS,
+    },
 ];
 
 /// The empty parameter table of DropTail.
@@ -110,6 +117,8 @@ pub enum QueueSpec {
     Pie(PieParams),
     /// Controlled Delay.
     Codel(CodelParams),
+    /// Flow Queue CoDel.
+    FqCodel(FqCodelParams),
 }
 
 kind_tagged!(QueueSpec {
@@ -117,6 +126,7 @@ kind_tagged!(QueueSpec {
     "red" => Red,
     "pie" => Pie,
     "codel" => Codel,
+    "fq_codel" => FqCodel,
 });
 
 impl Default for QueueSpec {
@@ -140,31 +150,34 @@ impl QueueSpec {
             QueueSpec::Red(p) => p.check(at),
             QueueSpec::Pie(p) => p.check(at),
             QueueSpec::Codel(p) => p.check(at),
+            QueueSpec::FqCodel(p) => p.check(at),
         }
     }
 
     /// True for a discipline that decides at dequeue (the link then runs
     /// its dequeue kind, see `net::link`).
     pub fn dequeues(&self) -> bool {
-        matches!(self, QueueSpec::Codel(_))
+        matches!(self, QueueSpec::Codel(_) | QueueSpec::FqCodel(_))
     }
 
     /// The discipline's state for a link of `rate_bps` carrying full
     /// packets of `packet_size` bytes, drawing from `rng`; `None` for
     /// DropTail. The parameters must have passed [`QueueSpec::check`].
     pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Discipline> {
-        let aqm = match self {
+        Some(match self {
             QueueSpec::Droptail(_) => return None,
-            QueueSpec::Red(p) => Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng)),
-            QueueSpec::Pie(p) => Aqm::Pie(Pie::new(p.clone(), packet_size, rng)),
-            QueueSpec::Codel(p) => {
-                return Some(Discipline::Dequeue(Dequeuer::Codel(Codel::new(
-                    p,
-                    packet_size,
-                ))))
+            QueueSpec::Red(p) => {
+                Discipline::Arrival(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng)))
             }
-        };
-        Some(Discipline::Arrival(aqm))
+            QueueSpec::Pie(p) => {
+                Discipline::Arrival(Aqm::Pie(Pie::new(p.clone(), packet_size, rng)))
+            }
+            QueueSpec::Codel(p) => Discipline::Dequeue(Dequeuer::Codel(Codel::new(p, packet_size))),
+            QueueSpec::FqCodel(p) => {
+                let fq = FqCodel::new(p, packet_size, rng);
+                Discipline::Dequeue(Dequeuer::FqCodel(Box::new(fq)))
+            }
+        })
     }
 
     /// The default parameters of the discipline `kind`, as a JSON table.
@@ -174,6 +187,7 @@ impl QueueSpec {
             "red" => QueueSpec::Red(RedParams::default()),
             "pie" => QueueSpec::Pie(PieParams::default()),
             "codel" => QueueSpec::Codel(CodelParams::default()),
+            "fq_codel" => QueueSpec::FqCodel(FqCodelParams::default()),
             _ => return None,
         };
         let mut v = serde_json::to_value(spec).expect("serializable");
@@ -263,6 +277,8 @@ pub enum Discipline {
 pub enum Dequeuer {
     /// Controlled Delay.
     Codel(Codel),
+    /// Flow Queue CoDel.
+    FqCodel(Box<FqCodel>),
 }
 
 impl Dequeuer {
@@ -274,7 +290,7 @@ impl Dequeuer {
         pkt: Packet,
         now: Time,
         limit: BufferLimit,
-        _dropped: &mut Vec<Packet>,
+        dropped: &mut Vec<Packet>,
     ) -> bool {
         match self {
             Dequeuer::Codel(c) => {
@@ -289,6 +305,12 @@ impl Dequeuer {
                 c.enqueue(pkt, now);
                 true
             }
+            Dequeuer::FqCodel(f) => {
+                // Linux fq_codel_enqueue: always taken; over the limit the
+                // fattest queue loses packets (maybe this one).
+                f.enqueue(pkt, now, limit, dropped);
+                true
+            }
         }
     }
 
@@ -297,6 +319,7 @@ impl Dequeuer {
     pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Packet> {
         match self {
             Dequeuer::Codel(c) => c.dequeue(now, dropped),
+            Dequeuer::FqCodel(f) => f.dequeue(now, dropped),
         }
     }
 
@@ -304,6 +327,7 @@ impl Dequeuer {
     pub fn len(&self) -> u32 {
         match self {
             Dequeuer::Codel(c) => c.len(),
+            Dequeuer::FqCodel(f) => f.len(),
         }
     }
 
@@ -316,6 +340,7 @@ impl Dequeuer {
     pub fn bytes(&self) -> u64 {
         match self {
             Dequeuer::Codel(c) => c.bytes(),
+            Dequeuer::FqCodel(f) => f.bytes(),
         }
     }
 
@@ -323,6 +348,7 @@ impl Dequeuer {
     pub fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
         match self {
             Dequeuer::Codel(c) => Box::new(c.packets()),
+            Dequeuer::FqCodel(f) => Box::new(f.packets()),
         }
     }
 
@@ -330,6 +356,7 @@ impl Dequeuer {
     pub fn state(&self) -> AqmState {
         match self {
             Dequeuer::Codel(c) => c.state(),
+            Dequeuer::FqCodel(f) => f.state(),
         }
     }
 }
@@ -421,7 +448,7 @@ mod tests {
         assert_eq!(e.field, "topology.bottleneck.queue.kind", "{e}");
         assert_eq!(
             e.message,
-            "unknown variant `blue`, expected one of `droptail`, `red`, `pie`, `codel`"
+            "unknown variant `blue`, expected one of `droptail`, `red`, `pie`, `codel`, `fq_codel`"
         );
         let sc = from_json(&scenario(
             r#", "queue": {"kind": "red", "min_th": 5, "max_th": 5}"#,
