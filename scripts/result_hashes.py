@@ -5,7 +5,8 @@ experiment of each shipped study, and prints, per run, the normalised
 scenario's hash and one digest per result table (column names, dtypes and
 the raw bytes of every column). It also hashes the normalised scenario of
 every quick-mode run of every study (validation and normalisation only,
-nothing simulated). Compare the output before and after a change::
+nothing simulated). Runs with a queue discipline other than DropTail also
+hash their ``aqm_series``. Compare the output before and after a change::
 
     python scripts/result_hashes.py > before.txt   # on the old commit
     python scripts/result_hashes.py > after.txt    # on the new one
@@ -55,6 +56,9 @@ def run_digests(label: str, scenario: tcpeval.Scenario) -> None:
     print(f"{label} sim_time_s {r.sim_time_s!r} events {r.events}")
     for t in TABLES:
         print(f"{label} {t} {table_digest(r.stored_table(t))}")  # as stored: no derived name columns
+    aqm = r.stored_table("aqm_series")
+    if not aqm.empty:  # only runs with a queue discipline, so the others keep their lines
+        print(f"{label} aqm_series {table_digest(aqm)}")
     print(f"# {label}: {wall:.1f} s wall", file=sys.stderr)
 
 

@@ -1,18 +1,21 @@
-//! Queue disciplines: what a link's queue does with an arriving packet
-//! beyond its hard buffer limit. DropTail (the default) does nothing more:
-//! its links carry no discipline at all and keep the link's fast path
-//! (one `None` check per offer). An active queue management (AQM)
-//! discipline sees every packet that reaches the queue and returns a
-//! [`Verdict`]; the buffer limit then still applies as the hard limit.
+//! Queue disciplines: what a link's queue does beyond its hard buffer
+//! limit. DropTail (the default) does nothing more: its links carry no
+//! discipline at all and keep the link's fast path (one `None` check per
+//! offer). The others come in two kinds ([`Discipline`]):
 //!
-//! RED and PIE decide on arrival (enqueue), which fits the link model of
-//! `net::link` (no per-packet dequeue events). Disciplines that decide at
-//! dequeue (CoDel, FQ-CoDel) need more; see `docs/dequeue-disciplines.md`.
+//! - [`Aqm`]: decides on arrival (RED, PIE). It sees every packet that
+//!   reaches the queue and returns a [`Verdict`]; the buffer limit then
+//!   still applies. This fits the link's arrival-time arithmetic (no
+//!   per-packet events).
+//! - [`Dequeuer`]: holds the waiting packets and decides at dequeue which
+//!   leaves and which it drops (CoDel, FQ-CoDel); the link then runs its
+//!   dequeue kind, one event per busy link (see `net::link` and
+//!   `docs/dequeue-disciplines.md`).
 //!
 //! Adding a discipline: its own file with its parameters (a serde struct
 //! and a [`ParamDoc`] list) and its state, one variant in [`QueueSpec`]
-//! and its `kind_tagged!` line, one in [`Aqm`], and one entry in
-//! [`DISCIPLINES`].
+//! and its `kind_tagged!` line, one in [`Aqm`] or [`Dequeuer`] (and
+//! [`QueueSpec::dequeues`]), and one entry in [`DISCIPLINES`].
 
 pub mod codel;
 pub mod fq_codel;
@@ -250,7 +253,8 @@ pub struct AqmState {
     /// Forced drops so far (not counting the hard buffer limit's).
     pub forced_drops: u64,
     /// Queue delay the discipline acts on, s (PIE: its estimate, the
-    /// sojourn time of the last departure; NaN where none).
+    /// sojourn time of the last departure; CoDel, FQ-CoDel: the sojourn
+    /// time of the last packet dequeued; NaN where none).
     pub delay: f64,
     /// Drop probability (PIE; NaN where none).
     pub drop_prob: f64,
