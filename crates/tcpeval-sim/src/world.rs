@@ -329,10 +329,7 @@ impl World {
                     self.events.push(arrival, Event::LinkDelivery(l));
                 }
             }
-            Offer::Queued { delivery, dequeue } => {
-                debug_assert!(!hop.next_folded);
-                self.link_scheduled(l, delivery, dequeue);
-            }
+            Offer::Queued => self.queued(l),
             o @ (Offer::Dropped | Offer::Lost) => {
                 if link.is_folded() {
                     let drop = Some((l, pkt, o == Offer::Lost));
@@ -352,6 +349,15 @@ impl World {
                 }
             }
         }
+    }
+
+    /// A dequeue-kind link took a packet: schedules what it asks. Out of
+    /// line, so that `offer` stays compact for the other links.
+    #[cold]
+    #[inline(never)]
+    fn queued(&mut self, l: LinkId) {
+        let (delivery, dequeue) = self.links[l as usize].take_scheduled();
+        self.link_scheduled(l, delivery, dequeue);
     }
 
     /// Schedules a dequeue-kind link's delivery and dequeue events, if

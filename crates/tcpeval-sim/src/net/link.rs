@@ -95,15 +95,12 @@ pub enum Offer {
     /// caller to schedule the link's delivery event for it: it was kept for
     /// delivery and is now the only packet waiting for one.
     Accepted { arrival: Time, schedule: bool },
-    /// Waiting in a dequeue discipline (the dequeue kind). `delivery`:
-    /// schedule the link's delivery event then (the packet went into
-    /// service at once and is the only one waiting for delivery);
-    /// `dequeue`: schedule the link's dequeue event then. Packets the
-    /// discipline dropped meanwhile wait in [`Link::pop_dropped`].
-    Queued {
-        delivery: Option<Time>,
-        dequeue: Option<Time>,
-    },
+    /// Taken by a dequeue-kind link's discipline (waiting, or in service
+    /// at once). The events to schedule are in [`Link::take_scheduled`],
+    /// the packets the discipline dropped meanwhile in
+    /// [`Link::pop_dropped`]. (A unit variant, so that `Offer` stays as
+    /// small as DropTail's fast path had it.)
+    Queued,
     /// Dropped by the full buffer or the discipline.
     Dropped,
     /// Dropped by random loss.
@@ -181,6 +178,8 @@ struct Dequeuing {
     pending: bool,
     /// Packets the discipline dropped, not yet taken by the world.
     dropped: Vec<Packet>,
+    /// The delivery and dequeue events the last offer asks for.
+    scheduled: (Option<Time>, Option<Time>),
 }
 
 impl Link {
@@ -230,6 +229,7 @@ impl Link {
                     disc,
                     pending: false,
                     dropped: Vec::new(),
+                    scheduled: (None, None),
                 });
             }
         }
@@ -478,32 +478,43 @@ impl Link {
     /// The dequeue kind's offer (after random loss): the discipline takes
     /// `pkt` under the link's buffer limit, and an idle link serves at once.
     fn offer_dequeuing(&mut self, pkt: Packet, t: Time) -> Offer {
+        match self.enqueue_dequeuing(pkt, t) {
+            None => Offer::Dropped,
+            Some(s) => {
+                self.dequeuing_mut().scheduled = s;
+                Offer::Queued
+            }
+        }
+    }
+
+    /// [`Link::offer_dequeuing`]'s work: `None` if the packet is refused,
+    /// else the delivery and dequeue events to schedule.
+    fn enqueue_dequeuing(&mut self, pkt: Packet, t: Time) -> Option<(Option<Time>, Option<Time>)> {
         debug_assert!(!self.folded, "a dequeue-kind link is never folded");
         self.advance(t);
         let buffer = self.buffer;
         let d = self.dequeuing_mut();
         let before = d.dropped.len();
         if !d.disc.enqueue(pkt, t, buffer, &mut d.dropped) {
-            return Offer::Dropped;
+            return None;
         }
         let (others, qlen, pending) = (d.dropped.len() - before, d.disc.len(), d.pending);
         self.counters.drops += others as u64;
         self.counters.max_qlen = self.counters.max_qlen.max(qlen);
         if pending {
-            return Offer::Queued {
-                delivery: None,
-                dequeue: None,
-            };
+            return Some((None, None));
         }
         if self.last_dep_end > t {
             self.dequeuing_mut().pending = true;
-            return Offer::Queued {
-                delivery: None,
-                dequeue: Some(self.last_dep_end),
-            };
+            return Some((None, Some(self.last_dep_end)));
         }
-        let (delivery, dequeue) = self.serve(t);
-        Offer::Queued { delivery, dequeue }
+        Some(self.serve(t))
+    }
+
+    /// The delivery and dequeue events (times) the last offer that
+    /// returned [`Offer::Queued`] asks the caller to schedule.
+    pub fn take_scheduled(&mut self) -> (Option<Time>, Option<Time>) {
+        std::mem::take(&mut self.dequeuing_mut().scheduled)
     }
 
     fn dequeuing_mut(&mut self) -> &mut Dequeuing {
@@ -809,29 +820,14 @@ mod tests {
         let tx = Time::from_us(12);
         let d = Time::from_ms(10);
         // Idle: served at once, its delivery to schedule, no dequeue event.
-        assert_eq!(
-            l.offer(data(0, 1500), t, true),
-            Offer::Queued {
-                delivery: Some(t + tx + d),
-                dequeue: None
-            }
-        );
+        assert_eq!(l.offer(data(0, 1500), t, true), Offer::Queued);
+        assert_eq!(l.take_scheduled(), (Some(t + tx + d), None));
         // Busy: waits; the first waiting packet asks for the dequeue event at
         // the end of the current serialization, the next asks for nothing.
-        assert_eq!(
-            l.offer(data(1, 1500), t, true),
-            Offer::Queued {
-                delivery: None,
-                dequeue: Some(t + tx)
-            }
-        );
-        assert_eq!(
-            l.offer(data(2, 1500), t, true),
-            Offer::Queued {
-                delivery: None,
-                dequeue: None
-            }
-        );
+        assert_eq!(l.offer(data(1, 1500), t, true), Offer::Queued);
+        assert_eq!(l.take_scheduled(), (None, Some(t + tx)));
+        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Queued);
+        assert_eq!(l.take_scheduled(), (None, None));
         assert_eq!((l.qlen(), l.qbytes(), l.waiting()), (2, 3000, 0));
         assert_eq!(l.packets().count(), 3);
         // The dequeue event: packet 1 goes into service (delivery already
@@ -854,14 +850,8 @@ mod tests {
     fn the_dequeue_kind_tail_drops_at_the_buffer_limit() {
         let mut l = codel_link(BufferLimit::Packets(1));
         let t = Time::ZERO;
-        assert!(matches!(
-            l.offer(data(0, 1500), t, true),
-            Offer::Queued { .. }
-        ));
-        assert!(matches!(
-            l.offer(data(1, 1500), t, true),
-            Offer::Queued { .. }
-        ));
+        assert_eq!(l.offer(data(0, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(data(1, 1500), t, true), Offer::Queued);
         assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters_at(t).drops, 1);
     }
