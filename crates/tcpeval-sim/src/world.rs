@@ -6,9 +6,11 @@
 //! TCP timers and SACK blocks in [`crate::tcp::Connection`], sampling in
 //! [`crate::probe`], and the result tables in [`crate::results`].
 //!
-//! Packets live in link FIFOs; the heap holds one delivery event per busy
-//! link, the flows' lazily cancelled timers, flow starts/stops, traffic
-//! arrivals and the probe samplers. A link fed by exactly one other link
+//! Packets live in link FIFOs (or a dequeue discipline's queues); the heap
+//! holds one delivery event per busy link (and one dequeue event per busy
+//! link whose discipline decides at dequeue, see `net::link`), the flows'
+//! lazily cancelled timers, flow starts/stops, traffic arrivals and the
+//! probe samplers. A link fed by exactly one other link
 //! (a receiver's access link behind the bottleneck, a sender's behind the
 //! reverse bottleneck) is folded into it (see `net::link`): a packet bound
 //! for it is offered to it as soon as the feeding link accepts it, so the
@@ -714,9 +716,9 @@ impl Host for World {
 /// `net::link`), unless it is probed, has an active queue discipline
 /// (whose state must follow the world's clock) or is fed by a dequeue-kind
 /// link (whose deliveries are known only at its dequeue events). Folding
-/// never chains: a
-/// folded link's feeder is not folded, nor is a link feeding a folded one,
-/// because only an unfolded link offers at the world's clock.
+/// never chains: a folded link's feeder is not folded, nor is a link
+/// feeding a folded one, because only an unfolded link offers at the
+/// world's clock.
 /// Marks in `hops` the hops whose next link is folded.
 fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
     #[derive(Clone, Copy, PartialEq)]
