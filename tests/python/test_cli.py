@@ -157,7 +157,10 @@ def test_queues_list_every_discipline_with_defaults_ranges_and_sources() -> None
         load_scenario(
             {
                 "duration_s": 1,
-                "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": queue}},
+                "topology": {
+                    "kind": "dumbbell",
+                    "bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": queue},
+                },
                 "flows": [{"algorithm": "reno"}],
             }
         )
