@@ -7,14 +7,14 @@
 //! At each dequeue (Linux `codel_dequeue`, `codel_should_drop`):
 //! - the head packet's sojourn time `now - enqueue time` is compared with
 //!   `target`; below it, or with at most one full packet's bytes left in the
-//!   queue (Linux: `backlog <= mtu`; RFC 8289 Section 5.3 uses `maxpacket`),
+//!   queue (Linux: `backlog <= mtu`; RFC 8289 compares with a maximum packet size),
 //!   the delay is fine and `first_above_time` is cleared;
 //! - once above, `first_above_time = now + interval`; a packet dequeued
 //!   after that (strictly) while still above may be dropped;
 //! - outside the dropping state the first such packet is dropped and the
 //!   state entered, with `count` 1, or `count - lastcount` when the state is
 //!   re-entered within 16 intervals of the last scheduled drop and that
-//!   difference exceeds 1 (Linux; RFC 8289 Section 5.5 says 8 intervals);
+//!   difference exceeds 1 (Linux `codel_dequeue`);
 //!   the next drop at `now + interval / sqrt(count)`;
 //! - in the dropping state, every packet dequeued at or after the next drop
 //!   time is dropped, `count` incremented and the next drop moved to
@@ -61,7 +61,7 @@ pub struct CodelParams {
     pub interval_ms: f64,
 }
 
-/// Defaults: RFC 8289 Section 4.2-4.3 and Linux `codel_params_init`
+/// Defaults: RFC 8289 and Linux `codel_params_init`
 /// (target 5 ms, interval 100 ms).
 impl Default for CodelParams {
     fn default() -> Self {
@@ -79,7 +79,7 @@ pub const PARAMS: &[ParamDoc] = &[
         unit: "ms",
         range: Some((0.001, 10_000.0)),
         doc: "Acceptable standing queue delay (sojourn time) of a dequeued packet.",
-        source: "RFC 8289 Section 4.4 (5 ms); Linux codel_params_init target 5 ms",
+        source: "RFC 8289 (5 ms); Linux codel_params_init target 5 ms",
     },
     ParamDoc {
         name: "interval_ms",
@@ -87,7 +87,7 @@ pub const PARAMS: &[ParamDoc] = &[
         range: Some((0.001, 100_000.0)),
         doc: "How long the sojourn time must stay above target before a drop; drops then \
               come at interval / sqrt(count). Should exceed the worst RTT.",
-        source: "RFC 8289 Section 4.3 (100 ms); Linux codel_params_init interval 100 ms",
+        source: "RFC 8289 (100 ms); Linux codel_params_init interval 100 ms",
     },
 ];
 
@@ -413,7 +413,7 @@ mod tests {
         // (the values of Linux's integer arithmetic, worked by hand from
         // codel_impl.h): x' = x (3 - count x^2) / 2 lags the exact
         // 1/sqrt(count) at first (0.5 at count 2, not 0.707) and is within
-        // 1% of it by count 8 (RFC 8289 Section 5.5: interval / sqrt(count)).
+        // 1% of it by count 8 (RFC 8289: interval / sqrt(count)).
         let mut r = u16::MAX;
         let mut got = Vec::new();
         for count in 2..=8u32 {

@@ -3,13 +3,13 @@
 //! (`net/sched/sch_fq_codel.c`). It runs on the dequeue link kind of
 //! `net::link`: it chooses which packet leaves, and CoDel drops at dequeue.
 //!
-//! - **Flow queues** (RFC 8290 Section 4.1.1; Linux `fq_codel_hash`): a
+//! - **Flow queues** (RFC 8290; Linux `fq_codel_hash`): a
 //!   packet goes to queue `reciprocal_scale(hash, flows)` of its flow's
 //!   hash. Linux hashes the 5-tuple with a secret drawn at boot; here the
 //!   hash is SplitMix64 of the flow id keyed by a draw from the link's
 //!   seeded stream (`rng::purpose::LINK_AQM`), so two flows may share a
 //!   queue as in Linux, the same seed always the same way.
-//! - **Deficit round robin** over two lists (RFC 8290 Sections 4.2-4.3;
+//! - **Deficit round robin** over two lists (RFC 8290;
 //!   Linux `fq_codel_dequeue`): a queue that gets its first packet while in
 //!   no list joins the tail of `new_flows` with a deficit of one `quantum`.
 //!   The head of `new_flows` (else of `old_flows`) is served: with a
@@ -21,7 +21,7 @@
 //! - **Per-queue CoDel** ([`super::codel::CodelVars`]), with the whole
 //!   discipline's backlog as the "almost empty" test (Linux passes
 //!   `sch->qstats.backlog`).
-//! - **Overload** (RFC 8290 Section 4.1; Linux `fq_codel_drop`): when an
+//! - **Overload** (RFC 8290; Linux `fq_codel_drop`): when an
 //!   enqueue takes the discipline over its limit (the link's `buffer`, and
 //!   `memory_limit` bytes), the queue with the largest backlog loses
 //!   packets from its head until half its backlog is gone or
@@ -68,7 +68,7 @@ pub struct FqCodelParams {
 
 /// Defaults: Linux `fq_codel_init` (1024 flows, quantum `psched_mtu` =
 /// 1514 bytes on Ethernet, drop batch 64, memory limit 32 MiB) and
-/// `codel_params_init` (target 5 ms, interval 100 ms); RFC 8290 Section 5.
+/// `codel_params_init` (target 5 ms, interval 100 ms); RFC 8290
 impl Default for FqCodelParams {
     fn default() -> Self {
         FqCodelParams {
@@ -91,14 +91,14 @@ pub const PARAMS: &[ParamDoc] = &[
         unit: "queues",
         range: Some((1.0, 65_536.0)),
         doc: "Number of flow queues flows are hashed into.",
-        source: "RFC 8290 Section 5.2.3 (1024); Linux fq_codel_init flows_cnt 1024, range 1..65536",
+        source: "RFC 8290 (1024); Linux fq_codel_init flows_cnt 1024, range 1..65536",
     },
     ParamDoc {
         name: "quantum",
         unit: "bytes",
         range: Some((256.0, 1e9)),
         doc: "Deficit round robin quantum: bytes a queue may send per round.",
-        source: "RFC 8290 Section 5.2.1 (1514 bytes); Linux fq_codel quantum psched_mtu, \
+        source: "RFC 8290 (1514 bytes); Linux fq_codel quantum psched_mtu, \
                  at least 256",
     },
     ParamDoc {
@@ -415,7 +415,7 @@ mod tests {
 
     #[test]
     fn drr_serves_equal_bytes_to_flows_of_different_packet_sizes() {
-        // RFC 8290 Section 4.2 / Linux fq_codel_dequeue, quantum 1514: flow
+        // RFC 8290 / Linux fq_codel_dequeue, quantum 1514: flow
         // 0 (1500 B) and flow 1 (500 B) both backlogged (no time passes, so
         // CoDel never drops). Worked by hand from the deficits: 0 sends two
         // (1514 -> 14 -> -1486), then 1 four (1514 -> ... -> -486), then

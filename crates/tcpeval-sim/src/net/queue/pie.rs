@@ -20,12 +20,13 @@
 //!   the time between consecutive departures (`pie_process_dequeue`), and
 //!   resets it (`pie_vars_init`) once the delay was under `target/2` for two
 //!   updates with `p == 0`.
-//! - **Early drop** on enqueue (RFC 8033 Section 4.1 and 5.1, Linux
+//! - **Early drop** on enqueue (RFC 8033 Section 4.1, Linux
 //!   `pie_drop_early`): none during the burst allowance, none when the
-//!   delay is under `target/2` and `p < 20%`, none with under two full
-//!   packets waiting; otherwise the de-randomized drop of RFC 8033 Section
-//!   5.1 (`accu_prob`: no drop until the accumulated probability reaches
-//!   0.85, a certain drop at 8.5).
+//!   delay is under `target/2` and `p < 20%` (the current estimate, as
+//!   Linux; RFC 8033's pseudocode tests `qdelay_old`), none with under two full
+//!   packets waiting; otherwise RFC 8033's de-randomized drop
+//!   (`accu_prob`: no drop until the accumulated probability reaches 0.85,
+//!   a certain drop at 8.5).
 //!
 //! The update timer is computed lazily, exactly: between two arrivals the
 //! queue only drains, and the times at which its packets leave are known
@@ -66,7 +67,7 @@ pub const LOW_PROB: f64 = 0.2;
 /// No early drop with fewer than this many full packets' bytes waiting
 /// (RFC 8033 Section 4.1; Linux `pie_drop_early`, `2 * mtu`).
 pub const MIN_BACKLOG_PACKETS: u64 = 2;
-/// De-randomization (RFC 8033 Section 5.1; Linux `pie_drop_early`): no drop
+/// De-randomization (RFC 8033; Linux `pie_drop_early`): no drop
 /// while the accumulated probability is under this...
 pub const ACCU_PROB_NO_DROP: f64 = 0.85;
 /// ... and a certain drop once it reaches this.
@@ -104,7 +105,7 @@ pub struct PieParams {
     pub bytemode: bool,
 }
 
-/// Defaults: RFC 8033 Section 5 and Linux `pie_params_init` /
+/// Defaults: RFC 8033 and Linux `pie_params_init` /
 /// `pie_vars_init` (target 15 ms, tupdate 15 ms, alpha 2/16, beta 20/16,
 /// burst 150 ms, bytemode off).
 impl Default for PieParams {
@@ -127,14 +128,14 @@ pub const PARAMS: &[ParamDoc] = &[
         unit: "ms",
         range: Some((0.001, 10_000.0)),
         doc: "Queue delay the controller steers to (QDELAY_REF).",
-        source: "RFC 8033 Section 5 (15 ms); Linux pie_params_init target 15 ms",
+        source: "RFC 8033 (15 ms); Linux pie_params_init target 15 ms",
     },
     ParamDoc {
         name: "t_update_ms",
         unit: "ms",
         range: Some((0.001, 10_000.0)),
         doc: "Period of the drop-probability update (T_UPDATE).",
-        source: "RFC 8033 Section 5 (15 ms); Linux pie_params_init tupdate 15 ms",
+        source: "RFC 8033 (15 ms); Linux pie_params_init tupdate 15 ms",
     },
     ParamDoc {
         name: "alpha",
@@ -142,7 +143,7 @@ pub const PARAMS: &[ParamDoc] = &[
         range: Some((0.0, 2.0)),
         doc: "Gain on (qdelay - target) per update, before the scaling of small \
               probabilities.",
-        source: "RFC 8033 Section 5 (0.125 Hz); Linux alpha 2 in units of 1/16, range 0..32",
+        source: "RFC 8033 (0.125 Hz); Linux alpha 2 in units of 1/16, range 0..32",
     },
     ParamDoc {
         name: "beta",
@@ -150,21 +151,21 @@ pub const PARAMS: &[ParamDoc] = &[
         range: Some((0.0, 2.0)),
         doc: "Gain on (qdelay - qdelay_old) per update, before the scaling of small \
               probabilities.",
-        source: "RFC 8033 Section 5 (1.25 Hz); Linux beta 20 in units of 1/16, range 0..32",
+        source: "RFC 8033 (1.25 Hz); Linux beta 20 in units of 1/16, range 0..32",
     },
     ParamDoc {
         name: "max_burst_ms",
         unit: "ms",
         range: Some((0.0, 100_000.0)),
         doc: "Burst allowance: no early drop for this long after the controller resets.",
-        source: "RFC 8033 Section 5 (MAX_BURST 150 ms); Linux pie_vars_init burst_time",
+        source: "RFC 8033 (MAX_BURST 150 ms); Linux pie_vars_init burst_time",
     },
     ParamDoc {
         name: "bytemode",
         unit: "",
         range: None,
         doc: "Scale the drop probability by packet size over the full packet size.",
-        source: "Linux sch_pie bytemode (default off); RFC 8033 Section 5.2",
+        source: "Linux sch_pie bytemode (default off); RFC 8033",
     },
 ];
 
@@ -214,7 +215,7 @@ pub struct Pie {
     mtu: u64,
     /// Drop probability, 0..=1.
     prob: f64,
-    /// Accumulated probability since the last drop (RFC 8033 Section 5.1).
+    /// Accumulated probability since the last drop (RFC 8033).
     accu_prob: f64,
     /// Current queue delay estimate, s.
     qdelay: f64,
@@ -530,7 +531,7 @@ mod tests {
 
     #[test]
     fn derandomized_drops_follow_the_accumulated_probability() {
-        // RFC 8033 Section 5.1: with p = 0.1 the first 8 packets accumulate
+        // RFC 8033: with p = 0.1 the first 8 packets accumulate
         // up to 0.8 < 0.85 and pass without a draw; from 0.85 a random draw
         // decides; from 8.5 the drop is certain.
         let mut q = pie();
