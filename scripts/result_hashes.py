@@ -5,7 +5,8 @@ experiment of each shipped study, and prints, per run, the normalised
 scenario's hash and one digest per result table (column names, dtypes and
 the raw bytes of every column). It also hashes the normalised scenario of
 every quick-mode run of every study (validation and normalisation only,
-nothing simulated). Compare the output before and after a change::
+nothing simulated). Runs with a queue discipline other than DropTail also
+hash their ``aqm_series``. Compare the output before and after a change::
 
     python scripts/result_hashes.py > before.txt   # on the old commit
     python scripts/result_hashes.py > after.txt    # on the new one
@@ -41,10 +42,13 @@ TABLES = (
 )
 
 
-#: Counter columns added after this digest was first used, left out of it
-#: while all zero (the feature unused), so that adding one changes no digest
-#: of a run that does not use it, and using it does.
-LATER_COUNTERS = {"flows": ("ece_reductions", "ce_received"), "aqm_series": ("marks",)}
+#: Columns added after this digest was first used, left out of it while all
+#: zero or NaN (the feature unused), so that adding one changes no digest of
+#: a run that does not use it, and using it does.
+LATER_COUNTERS = {
+    "flows": ("ece_reductions", "ce_received"),
+    "aqm_series": ("marks", "delay", "drop_prob", "dropping", "flow_queues"),
+}
 
 
 def table_digest(df: pd.DataFrame, table: str = "") -> str:
@@ -54,7 +58,7 @@ def table_digest(df: pd.DataFrame, table: str = "") -> str:
     h.update(repr(len(df)).encode())
     for name in df.columns:
         col = df[name]
-        if name in LATER_COUNTERS.get(table, ()) and not col.to_numpy().any():
+        if name in LATER_COUNTERS.get(table, ()) and not np.nan_to_num(col.to_numpy(dtype=float)).any():
             continue
         h.update(f"{name}:{col.dtype}\0".encode())
         values = col.to_numpy()

@@ -110,6 +110,14 @@ class AqmSeries(TypedDict):
     """Forced drops by the discipline so far (RED: average at or above max_th; step: Not-ECT packets at the threshold); the full buffer's drops are not counted here."""
     marks: NDArray[np.uint64]
     """ECN CE marks by the discipline so far (early and forced)."""
+    delay: NDArray[np.float64]
+    """Queue delay the discipline acts on, s (PIE: its estimate, the sojourn time of the last packet to leave the queue, 0 if that left it empty; CoDel, FQ-CoDel: the sojourn time of the last packet dequeued, dropped or not); NaN for RED."""
+    drop_prob: NDArray[np.float64]
+    """Drop probability (PIE, as of its last update); NaN for the others."""
+    dropping: NDArray[np.uint32]
+    """CoDel state machines in their dropping state (CoDel: 0 or 1; FQ-CoDel: how many flow queues' CoDel); 0 for RED and PIE."""
+    flow_queues: NDArray[np.uint32]
+    """Flow queues holding packets (FQ-CoDel); 0 for the others."""
 
 # Per-class series, one row per (sample time, class): the aggregate of every flow of the class, so short transfers that come and go add up.
 ClassSeries = TypedDict(

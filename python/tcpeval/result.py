@@ -12,10 +12,14 @@ Tables (units in the column docs of the engine, restated here):
   or discipline).
 - ``aqm_series``: time (s), link (id), link_name, avg_queue (the average
   queue the link's discipline acts on: RED's, packets or bytes; step's, the
-  packets the last arrival found), early_drops
-  and forced_drops (cumulative, the discipline's own; ``drops`` in
+  packets the last arrival found; NaN for the others), early_drops and
+  forced_drops (cumulative, the discipline's own; ``drops`` in
   ``queue_series`` counts them too, with the full buffer's), marks (ECN CE
-  marks, cumulative). Rows only for monitored links with a discipline other
+  marks, cumulative), delay (s: the queue delay PIE acts on, the sojourn
+  time of the last packet CoDel dequeued; NaN for RED and step), drop_prob
+  (PIE's drop probability; NaN for the others), dropping (CoDel state
+  machines in their dropping state) and flow_queues (FQ-CoDel's flow queues
+  holding packets). Rows only for monitored links with a discipline other
   than DropTail.
 - ``flows``: one row per flow with its totals (sent, retransmitted,
   fast_retransmits, timeouts, ece_reductions and ce_received with ECN,

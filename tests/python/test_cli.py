@@ -142,21 +142,28 @@ def test_queues_list_every_discipline_with_defaults_ranges_and_sources() -> None
     assert p.stdout.startswith("droptail: ")
     assert "    max_p = 0.1    # " in p.stdout and "allowed 1e-09 ..= 1" in p.stdout
     data = {d["name"]: d for d in json.loads(tcpeval("queues", "--json").stdout)}
-    assert list(data) == ["droptail", "red", "step"]
+    assert list(data) == ["droptail", "red", "step", "pie", "codel", "fq_codel"]
     assert data["droptail"]["params"] == []
     red = {q["name"]: q for q in data["red"]["params"]}
     assert red["min_th"]["default"] == 5.0 and red["max_th"]["default"] == 15.0
     assert red["mode"]["default"] == "packets" and red["mode"]["range"] is None
-    assert all(q["source"] and q["doc"] for q in red.values())
-    # The listed defaults are a queue table a scenario accepts.
-    queue = {"kind": "red", **{n: q["default"] for n, q in red.items()}}
-    load_scenario(
-        {
-            "duration_s": 1,
-            "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": queue}},
-            "flows": [{"algorithm": "reno"}],
-        }
-    )
+    fq_codel = {q["name"]: q for q in data["fq_codel"]["params"]}
+    assert fq_codel["target_ms"]["default"] == 5.0 and fq_codel["quantum"]["default"] == 1514
+    for kind, d in data.items():
+        params = {q["name"]: q for q in d["params"]}
+        assert all(q["source"] and q["doc"] for q in params.values()), kind
+        # The listed defaults are a queue table a scenario accepts.
+        queue = {"kind": kind, **{n: q["default"] for n, q in params.items()}}
+        load_scenario(
+            {
+                "duration_s": 1,
+                "topology": {
+                    "kind": "dumbbell",
+                    "bottleneck": {"rate_mbps": 10, "delay_ms": 10, "queue": queue},
+                },
+                "flows": [{"algorithm": "reno"}],
+            }
+        )
 
 
 def test_readme_table_names_every_declared_tcp_option() -> None:

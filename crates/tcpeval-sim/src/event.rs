@@ -31,6 +31,9 @@ pub enum TimerKind {
 pub enum Event {
     /// The head packet of a link's in-flight FIFO reaches the far end.
     LinkDelivery(LinkId),
+    /// A dequeue-kind link ends a serialization and takes the next packet
+    /// from its discipline (see `net::link`).
+    LinkDequeue(LinkId),
     /// A folded link's drop, decided ahead of time, happens (index into
     /// the world's pending drops).
     LateDrop(u32),

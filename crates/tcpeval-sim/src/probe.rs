@@ -136,21 +136,38 @@ table! {
         pub forced_drops: Vec<u64>,
         /// ECN CE marks by the discipline so far (early and forced).
         pub marks: Vec<u64>,
+        /// Queue delay the discipline acts on, s (PIE: its estimate, the
+        /// sojourn time of the last packet to leave the queue, 0 if that
+        /// left it empty; CoDel, FQ-CoDel: the sojourn time of the last
+        /// packet dequeued, dropped or not); NaN for RED.
+        pub delay: Vec<f64>,
+        /// Drop probability (PIE, as of its last update); NaN for the others.
+        pub drop_prob: Vec<f64>,
+        /// CoDel state machines in their dropping state (CoDel: 0 or 1;
+        /// FQ-CoDel: how many flow queues' CoDel); 0 for RED and PIE.
+        pub dropping: Vec<u32>,
+        /// Flow queues holding packets (FQ-CoDel); 0 for the others.
+        pub flow_queues: Vec<u32>,
     }
 }
 
 impl AqmSeries {
-    /// Appends link `id`'s row at `t` (s), if it has a discipline. Out of
-    /// line: the sampler that calls it sits in the event loop.
+    /// Appends link `id`'s row at `now` (`t` in s), if it has a
+    /// discipline. Out of line: the sampler that calls it sits in the
+    /// event loop.
     #[inline(never)]
-    pub fn record(&mut self, t: f64, id: LinkId, link: &Link) {
-        if let Some(s) = link.aqm_state() {
+    pub fn record(&mut self, t: f64, id: LinkId, link: &mut Link, now: Time) {
+        if let Some(s) = link.aqm_state_at(now) {
             self.time.push(t);
             self.link.push(id);
             self.avg_queue.push(s.avg_queue);
             self.early_drops.push(s.early_drops);
             self.forced_drops.push(s.forced_drops);
             self.marks.push(s.marks);
+            self.delay.push(s.delay);
+            self.drop_prob.push(s.drop_prob);
+            self.dropping.push(s.dropping);
+            self.flow_queues.push(s.flow_queues);
         }
     }
 }
@@ -162,8 +179,8 @@ impl QueueSeries {
         link.advance(now);
         self.time.push(t);
         self.link.push(id);
-        self.qlen.push(link.waiting());
-        self.qbytes.push(link.waiting_bytes());
+        self.qlen.push(link.qlen());
+        self.qbytes.push(link.qbytes());
         let c = link.counters_at(now);
         self.departed_bytes.push(c.bytes_departed);
         self.drops.push(c.drops);

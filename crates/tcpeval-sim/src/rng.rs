@@ -9,8 +9,9 @@ use rand_pcg::Pcg64Mcg;
 /// A random stream (PCG-64 MCG: fast, small, and stable across versions).
 pub type Stream = Pcg64Mcg;
 
-/// SplitMix64 finalizer: a well-mixed 64-bit hash of `x`.
-fn mix(mut x: u64) -> u64 {
+/// SplitMix64 finalizer: a well-mixed 64-bit hash of `x` (also FQ-CoDel's
+/// seeded flow hash).
+pub fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -6,9 +6,11 @@
 //! TCP timers and SACK blocks in [`crate::tcp::Connection`], sampling in
 //! [`crate::probe`], and the result tables in [`crate::results`].
 //!
-//! Packets live in link FIFOs; the heap holds one delivery event per busy
-//! link, the flows' lazily cancelled timers, flow starts/stops, traffic
-//! arrivals and the probe samplers. A link fed by exactly one other link
+//! Packets live in link FIFOs (or a dequeue discipline's queues); the heap
+//! holds one delivery event per busy link (and one dequeue event per busy
+//! link whose discipline decides at dequeue, see `net::link`), the flows'
+//! lazily cancelled timers, flow starts/stops, traffic arrivals and the
+//! probe samplers. A link fed by exactly one other link
 //! (a receiver's access link behind the bottleneck, a sender's behind the
 //! reverse bottleneck) is folded into it (see `net::link`): a packet bound
 //! for it is offered to it as soon as the feeding link accepts it, so the
@@ -263,6 +265,7 @@ impl World {
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::LinkDelivery(l) => self.on_delivery(l),
+            Event::LinkDequeue(l) => self.on_dequeue(l),
             Event::LateDrop(i) => self.on_late_drop(i),
             Event::Timer {
                 flow,
@@ -345,6 +348,7 @@ impl World {
                     self.events.push(arrival, Event::LinkDelivery(l));
                 }
             }
+            Offer::Queued => self.queued(l),
             o @ (Offer::Dropped | Offer::Lost) => {
                 if link.is_folded() {
                     let drop = Some((l, pkt, o == Offer::Lost));
@@ -364,6 +368,36 @@ impl World {
                 }
             }
         }
+    }
+
+    /// A dequeue-kind link took a packet: schedules what it asks. Out of
+    /// line, so that `offer` stays compact for the other links.
+    #[cold]
+    #[inline(never)]
+    fn queued(&mut self, l: LinkId) {
+        let (delivery, dequeue) = self.links[l as usize].take_scheduled();
+        self.link_scheduled(l, delivery, dequeue);
+    }
+
+    /// Schedules a dequeue-kind link's delivery and dequeue events, if
+    /// asked, and accounts the packets its discipline dropped (now).
+    fn link_scheduled(&mut self, l: LinkId, delivery: Option<Time>, dequeue: Option<Time>) {
+        if let Some(t) = delivery {
+            self.events.push(t, Event::LinkDelivery(l));
+        }
+        if let Some(t) = dequeue {
+            self.events.push(t, Event::LinkDequeue(l));
+        }
+        while let Some(pkt) = self.links[l as usize].pop_dropped() {
+            self.packet_dropped(pkt);
+        }
+    }
+
+    /// A dequeue-kind link ends a serialization: its discipline hands over
+    /// the next packet.
+    fn on_dequeue(&mut self, l: LinkId) {
+        let (delivery, dequeue) = self.links[l as usize].dequeue(self.now);
+        self.link_scheduled(l, delivery, dequeue);
     }
 
     /// A folded link's drop happens now.
@@ -534,7 +568,7 @@ impl World {
                 for &l in &self.monitored {
                     let link = &mut self.links[l as usize];
                     self.probes.queues.record(t, l, link, self.now);
-                    self.probes.aqm.record(t, l, link);
+                    self.probes.aqm.record(t, l, link, self.now);
                 }
             }
             SampleKind::Classes => {
@@ -704,10 +738,12 @@ impl Host for World {
 }
 
 /// Folds every link fed by exactly one other link and by no host (see
-/// `net::link`), unless it is probed or has an active queue discipline
-/// (whose state must follow the world's clock). Folding never chains: a
-/// folded link's feeder is not folded, nor is a link feeding a folded one,
-/// because only an unfolded link offers at the world's clock.
+/// `net::link`), unless it is probed, has an active queue discipline
+/// (whose state must follow the world's clock) or is fed by a dequeue-kind
+/// link (whose deliveries are known only at its dequeue events). Folding
+/// never chains: a folded link's feeder is not folded, nor is a link
+/// feeding a folded one, because only an unfolded link offers at the
+/// world's clock.
 /// Marks in `hops` the hops whose next link is folded.
 fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
     #[derive(Clone, Copy, PartialEq)]
@@ -734,6 +770,7 @@ fn fold_links(links: &mut [Link], hops: &mut [Hop], monitored: &[LinkId]) {
             let k = k as usize;
             if !monitored.contains(&(l as LinkId))
                 && !links[l].has_aqm()
+                && !links[k].dequeues()
                 && !links[k].is_folded()
                 && !feeds_folded[l]
             {

@@ -38,8 +38,21 @@
 //! when the world's drop event for it fires ([`Link::count_drop`]). Offers
 //! to a folded link must come in non-decreasing time, as they do from one
 //! feeder; a folded link is never probed.
+//!
+//! The dequeue kind. A discipline that decides when a packet leaves the
+//! queue (CoDel, FQ-CoDel: [`Dequeuer`]) holds the packets waiting itself,
+//! and the link computes a packet's end of serialization only when it
+//! leaves: an arrival at an idle link is served at once; otherwise the
+//! world keeps one pending dequeue event per busy link, at the end of the
+//! current serialization, where the discipline hands over the next packet
+//! (possibly after dropping some). Rate and delay schedules apply as above
+//! (the rate at the start of service, the delay at its end). Such a link
+//! is never folded, nor is the link it feeds (its deliveries are not known
+//! ahead). DropTail, RED and PIE links never enter this path: their `offer`
+//! is the arithmetic above, behind the one `extras` check. See
+//! `docs/dequeue-disciplines.md`.
 
-use super::queue::{Aqm, AqmState, Arrival, Verdict};
+use super::queue::{Aqm, AqmState, Arrival, Dequeuer, Discipline, Verdict};
 use super::schedule::Schedule;
 use crate::columns::record;
 use crate::packet::{Codepoint, Packet};
@@ -89,6 +102,12 @@ pub enum Offer {
         schedule: bool,
         ce: bool,
     },
+    /// Taken by a dequeue-kind link's discipline (waiting, or in service
+    /// at once). The events to schedule are in [`Link::take_scheduled`],
+    /// the packets the discipline dropped meanwhile in
+    /// [`Link::pop_dropped`]. (A unit variant, so that `Offer` stays as
+    /// small as DropTail's fast path had it.)
+    Queued,
     /// Dropped by the full buffer or the discipline.
     Dropped,
     /// Dropped by random loss.
@@ -151,8 +170,23 @@ pub struct Link {
 struct Extras {
     /// Random loss process.
     loss: Option<BernoulliGaps>,
-    /// Active queue discipline (`None`: DropTail alone).
+    /// Active queue discipline deciding on arrival (`None`: DropTail alone).
     aqm: Option<Aqm>,
+    /// The dequeue kind's state (`None`: the arrival-time arithmetic).
+    dequeuing: Option<Dequeuing>,
+}
+
+/// A dequeue-kind link's discipline and event bookkeeping.
+#[derive(Debug)]
+struct Dequeuing {
+    /// The discipline, holding the packets waiting.
+    disc: Dequeuer,
+    /// A dequeue event is pending for this link.
+    pending: bool,
+    /// Packets the discipline dropped, not yet taken by the world.
+    dropped: Vec<Packet>,
+    /// The delivery and dequeue events the last offer asks for.
+    scheduled: (Option<Time>, Option<Time>),
 }
 
 impl Link {
@@ -181,6 +215,7 @@ impl Link {
                 Box::new(Extras {
                     loss: Some(loss),
                     aqm: None,
+                    dequeuing: None,
                 })
             }),
             rate_schedule: None,
@@ -188,27 +223,52 @@ impl Link {
         }
     }
 
-    /// Puts the discipline `aqm` in front of the buffer (`None`: DropTail).
-    pub fn with_aqm(mut self, aqm: Option<Aqm>) -> Self {
-        if let Some(aqm) = aqm {
-            self.extras.get_or_insert_with(Box::default).aqm = Some(aqm);
+    /// Puts the discipline `d` in front of the buffer (`None`: DropTail);
+    /// one that decides at dequeue makes this a dequeue-kind link.
+    pub fn with_aqm(mut self, d: Option<Discipline>) -> Self {
+        match d {
+            None => {}
+            Some(Discipline::Arrival(aqm)) => {
+                self.extras.get_or_insert_with(Box::default).aqm = Some(aqm);
+            }
+            Some(Discipline::Dequeue(disc)) => {
+                self.extras.get_or_insert_with(Box::default).dequeuing = Some(Dequeuing {
+                    disc,
+                    pending: false,
+                    dropped: Vec::new(),
+                    scheduled: (None, None),
+                });
+            }
         }
         self
     }
 
-    /// The discipline's state, if the link has one.
-    pub fn aqm_state(&self) -> Option<AqmState> {
-        self.aqm().map(Aqm::state)
+    /// The discipline's state as of `now` (not before the last offer), if
+    /// the link has one.
+    pub fn aqm_state_at(&mut self, now: Time) -> Option<AqmState> {
+        let x = self.extras.as_mut()?;
+        if let Some(d) = &x.dequeuing {
+            return Some(d.disc.state());
+        }
+        Some(x.aqm.as_mut()?.state_at(now))
     }
 
-    fn aqm(&self) -> Option<&Aqm> {
-        self.extras.as_ref().and_then(|x| x.aqm.as_ref())
+    fn dequeuing(&self) -> Option<&Dequeuing> {
+        self.extras.as_ref().and_then(|x| x.dequeuing.as_ref())
     }
 
-    /// True if an active discipline decides on arrivals (such a link is
-    /// never folded, so its state follows the world's clock).
+    /// True if the link has an active discipline (such a link is never
+    /// folded, so its state follows the world's clock).
     pub fn has_aqm(&self) -> bool {
-        self.aqm().is_some()
+        self.extras
+            .as_ref()
+            .is_some_and(|x| x.aqm.is_some() || x.dequeuing.is_some())
+    }
+
+    /// True for a dequeue-kind link (see the module doc): the link it
+    /// feeds is never folded.
+    pub fn dequeues(&self) -> bool {
+        self.dequeuing().is_some()
     }
 
     /// Sets the rate changes (`(time, bit/s)`) and delay changes (`(time, s)`).
@@ -282,7 +342,27 @@ impl Link {
         }
     }
 
-    /// Packets waiting (not counting the one in service) as of the last `advance`.
+    /// Packets waiting (not counting the one in service) as of the last
+    /// `advance`, whatever the link's kind (for probes).
+    pub fn qlen(&self) -> u32 {
+        match self.dequeuing() {
+            Some(d) => d.disc.len(),
+            None => self.waiting(),
+        }
+    }
+
+    /// Bytes waiting (not counting the packet in service) as of the last
+    /// `advance`, whatever the link's kind (for probes).
+    pub fn qbytes(&self) -> u64 {
+        match self.dequeuing() {
+            Some(d) => d.disc.bytes(),
+            None => self.waiting_bytes(),
+        }
+    }
+
+    /// Packets waiting in the serializer's FIFO (not counting the one in
+    /// service) as of the last `advance`; on a dequeue-kind link, always 0
+    /// (see [`Link::qlen`]).
     pub fn waiting(&self) -> u32 {
         (self.unserved.len() as u32).saturating_sub(1)
     }
@@ -305,14 +385,15 @@ impl Link {
             self.counters.arrivals += 1;
         }
         if self.extras.is_some() {
-            if let Some(refused) = self.extras_refuse(&mut pkt, t) {
+            if let Some(decided) = self.extras_offer(&mut pkt, t) {
                 if count {
-                    match refused {
+                    match decided {
                         Offer::Lost => self.counters.random_drops += 1,
-                        _ => self.counters.drops += 1,
+                        Offer::Dropped => self.counters.drops += 1,
+                        _ => {}
                     }
                 }
-                return refused;
+                return decided;
             }
         }
         self.advance(t);
@@ -364,21 +445,30 @@ impl Link {
     }
 
     /// Random loss, then the discipline (after `advance(t)`), on `pkt`
-    /// arriving at `t`: `Lost` or `Dropped` if either refuses it; a mark
-    /// sets CE on an ECT packet and drops a Not-ECT one (RFC 3168 section
-    /// 5). Out of line and marked cold so that DropTail's `offer` stays as
-    /// compact as before (one `None` check).
+    /// arriving at `t`: `Lost` or `Dropped` if either refuses it, the
+    /// dequeue kind's outcome on such a link, `None` to go on with the
+    /// buffer; a mark sets CE on an ECT packet and drops a Not-ECT one
+    /// (RFC 3168 section 5). Out of line and marked cold so that DropTail's
+    /// `offer` stays as compact as before (one `None` check).
     #[cold]
     #[inline(never)]
-    fn extras_refuse(&mut self, pkt: &mut Packet, t: Time) -> Option<Offer> {
+    fn extras_offer(&mut self, pkt: &mut Packet, t: Time) -> Option<Offer> {
         let x = self.extras.as_mut().expect("checked by the caller");
         if let Some(loss) = x.loss.as_mut() {
             if loss.lose_next() {
                 return Some(Offer::Lost);
             }
         }
+        if x.dequeuing.is_some() {
+            return Some(self.offer_dequeuing(*pkt, t));
+        }
         x.aqm.as_ref()?; // no discipline: the buffer decides
         self.advance(t);
+        let buffer_full = !self.unserved.is_empty()
+            && match self.buffer {
+                BufferLimit::Packets(b) => self.waiting() >= b,
+                BufferLimit::Bytes(b) => self.waiting_bytes() + u64::from(pkt.size) > b,
+            };
         let arrival = Arrival {
             now: t,
             waiting_pkts: self.waiting(),
@@ -386,6 +476,8 @@ impl Link {
             idle_since: self.unserved.is_empty().then_some(self.last_dep_end),
             size: pkt.size,
             ect: pkt.ecn.is_ect(),
+            start: self.last_dep_end.max(t),
+            buffer_full,
         };
         let aqm = self.extras.as_mut().and_then(|x| x.aqm.as_mut());
         match aqm.expect("checked above").on_arrival(&arrival) {
@@ -397,6 +489,110 @@ impl Link {
             }
             Verdict::Enqueue => None,
         }
+    }
+
+    /// The dequeue kind's offer (after random loss): the discipline takes
+    /// `pkt` under the link's buffer limit, and an idle link serves at once.
+    fn offer_dequeuing(&mut self, pkt: Packet, t: Time) -> Offer {
+        match self.enqueue_dequeuing(pkt, t) {
+            None => Offer::Dropped,
+            Some(s) => {
+                self.dequeuing_mut().scheduled = s;
+                Offer::Queued
+            }
+        }
+    }
+
+    /// [`Link::offer_dequeuing`]'s work: `None` if the packet is refused,
+    /// else the delivery and dequeue events to schedule.
+    fn enqueue_dequeuing(&mut self, pkt: Packet, t: Time) -> Option<(Option<Time>, Option<Time>)> {
+        debug_assert!(!self.folded, "a dequeue-kind link is never folded");
+        self.advance(t);
+        let buffer = self.buffer;
+        let d = self.dequeuing_mut();
+        let before = d.dropped.len();
+        if !d.disc.enqueue(pkt, t, buffer, &mut d.dropped) {
+            return None;
+        }
+        let (others, qlen, pending) = (d.dropped.len() - before, d.disc.len(), d.pending);
+        self.counters.drops += others as u64;
+        self.counters.max_qlen = self.counters.max_qlen.max(qlen);
+        if pending {
+            return Some((None, None));
+        }
+        if self.last_dep_end > t {
+            self.dequeuing_mut().pending = true;
+            return Some((None, Some(self.last_dep_end)));
+        }
+        Some(self.serve(t))
+    }
+
+    /// The delivery and dequeue events (times) the last offer that
+    /// returned [`Offer::Queued`] asks the caller to schedule.
+    pub fn take_scheduled(&mut self) -> (Option<Time>, Option<Time>) {
+        std::mem::take(&mut self.dequeuing_mut().scheduled)
+    }
+
+    fn dequeuing_mut(&mut self) -> &mut Dequeuing {
+        self.extras
+            .as_mut()
+            .and_then(|x| x.dequeuing.as_mut())
+            .expect("a dequeue-kind link")
+    }
+
+    /// The link's dequeue event at `now` (the end of a serialization): the
+    /// discipline hands over the next packet. Returns when to schedule the
+    /// link's delivery event and its next dequeue event, if needed; packets
+    /// dropped meanwhile wait in [`Link::pop_dropped`].
+    pub fn dequeue(&mut self, now: Time) -> (Option<Time>, Option<Time>) {
+        self.advance(now);
+        debug_assert!(self.last_dep_end <= now);
+        self.serve(now)
+    }
+
+    /// Starts serializing at `now` the packet the discipline hands over.
+    fn serve(&mut self, now: Time) -> (Option<Time>, Option<Time>) {
+        let d = self.dequeuing_mut();
+        d.pending = false;
+        let before = d.dropped.len();
+        let next = d.disc.dequeue(now, &mut d.dropped);
+        let (dropped, left) = (d.dropped.len() - before, d.disc.len());
+        self.counters.drops += dropped as u64;
+        let Some(pkt) = next else {
+            return (None, None);
+        };
+        let rate = match self.rate_schedule.as_mut() {
+            None => self.rate_bps,
+            Some(s) => s.at(now),
+        };
+        let dep_end = now + self.tx_memo.get(pkt.size, rate);
+        self.last_dep_end = dep_end;
+        let arrive = match self.delay_schedule.as_mut() {
+            None => dep_end + self.delay,
+            Some(s) => (dep_end + Time::from_secs_f64(s.at(dep_end))).max(self.last_arrive),
+        };
+        self.last_arrive = arrive;
+        self.unserved.push_back((dep_end, pkt.size));
+        self.unserved_bytes += u64::from(pkt.size);
+        let delivery = self.transit.is_empty().then_some(arrive);
+        self.transit.push_back(Entry {
+            pkt,
+            offered: now,
+            dep_end,
+            arrive,
+            qlen: left,
+        });
+        let dequeue = (left > 0).then(|| {
+            self.dequeuing_mut().pending = true;
+            dep_end
+        });
+        (delivery, dequeue)
+    }
+
+    /// A packet a dequeue-kind link's discipline dropped (already counted
+    /// in the link's drops), for the world to account; `None` when done.
+    pub fn pop_dropped(&mut self) -> Option<Packet> {
+        self.extras.as_mut()?.dequeuing.as_mut()?.dropped.pop()
     }
 
     /// Removes the head packet, which reaches the far end at `now`, and
@@ -419,9 +615,14 @@ impl Link {
         (head.pkt, next)
     }
 
-    /// Iterates the packets kept for delivery and not yet delivered.
+    /// Iterates the packets kept for delivery and not yet delivered, and
+    /// those waiting in a dequeue-kind link's discipline.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.transit.iter().map(|e| &e.pkt)
+        let waiting = self.dequeuing().map(|d| d.disc.packets());
+        self.transit
+            .iter()
+            .map(|e| &e.pkt)
+            .chain(waiting.into_iter().flatten())
     }
 }
 
@@ -604,7 +805,8 @@ mod tests {
             1500,
             crate::rng::stream(1, 1, 1),
         );
-        let mut l = link(BufferLimit::Packets(10)).with_aqm(Some(Aqm::Red(red)));
+        let mut l =
+            link(BufferLimit::Packets(10)).with_aqm(Some(Discipline::Arrival(Aqm::Red(red))));
         assert!(l.has_aqm());
         let t = Time::ZERO;
         assert!(matches!(
@@ -617,9 +819,101 @@ mod tests {
         ));
         assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
-        let s = l.aqm_state().unwrap();
+        let s = l.aqm_state_at(t).unwrap();
         assert_eq!((s.avg_queue, s.early_drops, s.forced_drops), (1.0, 0, 1));
-        assert_eq!(link(BufferLimit::Packets(10)).aqm_state(), None);
+        assert_eq!(link(BufferLimit::Packets(10)).aqm_state_at(t), None);
+    }
+
+    fn codel_link(buffer: BufferLimit) -> Link {
+        use crate::net::queue::codel::{Codel, CodelParams};
+        let codel = Codel::new(&CodelParams::default(), 1500);
+        link(buffer).with_aqm(Some(Discipline::Dequeue(Dequeuer::Codel(codel))))
+    }
+
+    #[test]
+    fn the_dequeue_kind_serves_at_once_when_idle_and_keeps_one_dequeue_event() {
+        // 1500 B at 1 Gbit/s = 12 us; 10 ms propagation.
+        let mut l = codel_link(BufferLimit::Packets(10));
+        assert!(l.dequeues() && l.has_aqm());
+        let t = Time::from_ms(1);
+        let tx = Time::from_us(12);
+        let d = Time::from_ms(10);
+        // Idle: served at once, its delivery to schedule, no dequeue event.
+        assert_eq!(l.offer(data(0, 1500), t, true), Offer::Queued);
+        assert_eq!(l.take_scheduled(), (Some(t + tx + d), None));
+        // Busy: waits; the first waiting packet asks for the dequeue event at
+        // the end of the current serialization, the next asks for nothing.
+        assert_eq!(l.offer(data(1, 1500), t, true), Offer::Queued);
+        assert_eq!(l.take_scheduled(), (None, Some(t + tx)));
+        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Queued);
+        assert_eq!(l.take_scheduled(), (None, None));
+        assert_eq!((l.qlen(), l.qbytes(), l.waiting()), (2, 3000, 0));
+        assert_eq!(l.packets().count(), 3);
+        // The dequeue event: packet 1 goes into service (delivery already
+        // scheduled for packet 0), the next dequeue at its end.
+        assert_eq!(l.dequeue(t + tx), (None, Some(t + tx + tx)));
+        assert_eq!(l.dequeue(t + tx + tx), (None, None));
+        assert_eq!(l.qlen(), 0);
+        let (p, next) = l.deliver_head(t + tx + d);
+        assert_eq!((p, next), (data(0, 1500), Some(t + tx + tx + d)));
+        l.advance(t + Time::from_ms(1));
+        let c = l.counters_at(t + Time::from_ms(1));
+        assert_eq!(
+            (c.arrivals, c.departures, c.drops, c.max_qlen),
+            (3, 3, 0, 2)
+        );
+        assert_eq!(l.pop_dropped(), None);
+    }
+
+    #[test]
+    fn the_dequeue_kind_tail_drops_at_the_buffer_limit() {
+        let mut l = codel_link(BufferLimit::Packets(1));
+        let t = Time::ZERO;
+        assert_eq!(l.offer(data(0, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(data(1, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.counters_at(t).drops, 1);
+    }
+
+    #[test]
+    fn a_head_drop_frees_the_serialization_slot() {
+        // 12 Mbit/s: 1500 B in 1 ms, no propagation delay. 300 packets at 0:
+        // packet k leaves the queue at k ms after k ms. In CoDel's 1024 ns
+        // clock the 5 ms target is 4882 units, and so is a 5 ms sojourn
+        // (5e6 / 1024 = 4882.8, truncated): the 5 ms dequeue is the first
+        // at or above target, first_above_time = 4882 + 97656 units
+        // (104.999 ms), and the 105 ms dequeue drops packet 105 and serves
+        // packet 106 at once: it reaches the far end at 106 ms, not 107.
+        use crate::net::queue::codel::{Codel, CodelParams};
+        let codel = Codel::new(&CodelParams::default(), 1500);
+        let mut l = Link::new(
+            "l".into(),
+            12e6,
+            Time::ZERO,
+            BufferLimit::Packets(1000),
+            None,
+        )
+        .with_aqm(Some(Discipline::Dequeue(Dequeuer::Codel(codel))));
+        for i in 0..300 {
+            l.offer(data(i, 1500), Time::ZERO, true);
+        }
+        let mut now = Time::from_ms(1);
+        let mut drops = Vec::new();
+        while now <= Time::from_ms(106) {
+            let (_, next) = l.dequeue(now);
+            while let Some(p) = l.pop_dropped() {
+                drops.push((now, p));
+            }
+            now = next.unwrap();
+        }
+        assert_eq!(drops, [(Time::from_ms(105), data(105, 1500))]);
+        for i in 0..105 {
+            assert_eq!(l.deliver_head(Time::from_ms(i + 1)).0, data(i, 1500));
+        }
+        assert_eq!(l.deliver_head(Time::from_ms(106)).0, data(106, 1500));
+        let s = l.aqm_state_at(now).unwrap();
+        assert_eq!((s.early_drops, s.dropping), (1, 1));
+        assert_eq!(l.counters_at(now).drops, 1);
     }
 
     #[test]
@@ -630,7 +924,8 @@ mod tests {
         use super::super::queue::step::{Step, StepParams};
         use crate::packet::Ecn;
         let step = Step::new(StepParams { mark_threshold: 1 });
-        let mut l = link(BufferLimit::Packets(10)).with_aqm(Some(Aqm::Step(step)));
+        let mut l =
+            link(BufferLimit::Packets(10)).with_aqm(Some(Discipline::Arrival(Aqm::Step(step))));
         let ect = |seq| Packet {
             ecn: Ecn::default().with_codepoint(Codepoint::Ect0),
             ..data(seq, 1500)
@@ -642,7 +937,7 @@ mod tests {
         assert_eq!(l.offer(data(3, 1500), t, true), Offer::Dropped);
         let marks: Vec<Codepoint> = l.transit.iter().map(|e| e.pkt.ecn.codepoint()).collect();
         assert_eq!(marks, [Codepoint::Ect0, Codepoint::Ect0, Codepoint::Ce]);
-        let s = l.aqm_state().unwrap();
+        let s = l.aqm_state_at(t).unwrap();
         assert_eq!((s.marks, s.forced_drops), (1, 1));
         assert_eq!(l.counters.drops, 1);
     }

@@ -1,14 +1,16 @@
-//! Queue disciplines: what a link's queue does with an arriving packet
-//! beyond its hard buffer limit. DropTail (the default) does nothing more:
-//! its links carry no discipline at all and keep the link's fast path
-//! (one `None` check per offer). An active queue management (AQM)
-//! discipline sees every packet that reaches the queue and returns a
-//! [`Verdict`]; the buffer limit then still applies as the hard limit.
+//! Queue disciplines: what a link's queue does beyond its hard buffer
+//! limit. DropTail (the default) does nothing more: its links carry no
+//! discipline at all and keep the link's fast path (one `None` check per
+//! offer). The others come in two kinds ([`Discipline`]):
 //!
-//! Every discipline here decides on arrival (enqueue), which fits the link
-//! model of `net::link` (no per-packet dequeue events). Disciplines that
-//! decide at dequeue (CoDel, FQ-CoDel) need more; see
-//! `docs/dequeue-disciplines.md`.
+//! - [`Aqm`]: decides on arrival (RED, PIE). It sees every packet that
+//!   reaches the queue and returns a [`Verdict`]; the buffer limit then
+//!   still applies. This fits the link's arrival-time arithmetic (no
+//!   per-packet events).
+//! - [`Dequeuer`]: holds the waiting packets and decides at dequeue which
+//!   leaves and which it drops (CoDel, FQ-CoDel); the link then runs its
+//!   dequeue kind, one event per busy link (see `net::link` and
+//!   `docs/dequeue-disciplines.md`).
 //!
 //! A discipline may also mark (RFC 3168 section 5): [`Verdict::Mark`]
 //! enqueues the packet with CE set. A discipline marks only an ECN-capable
@@ -17,15 +19,23 @@
 //!
 //! Adding a discipline: its own file with its parameters (a serde struct
 //! and a [`ParamDoc`] list) and its state, one variant in [`QueueSpec`]
-//! and its `kind_tagged!` line, one in [`Aqm`], and one entry in
-//! [`DISCIPLINES`].
+//! and its `kind_tagged!` line, one in [`Aqm`] or [`Dequeuer`] (and
+//! [`QueueSpec::dequeues`]), and one entry in [`DISCIPLINES`].
 
+pub mod codel;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod step;
 
+use super::link::BufferLimit;
+use crate::packet::Packet;
 use crate::rng::Stream;
 use crate::scenario::{kind_tagged, ScenarioError};
 use crate::time::Time;
+use codel::{Codel, CodelParams};
+use fq_codel::{FqCodel, FqCodelParams};
+use pie::{Pie, PieParams};
 use red::{Red, RedParams};
 use serde::{Deserialize, Serialize};
 use step::{Step, StepParams};
@@ -83,6 +93,21 @@ pub const DISCIPLINES: &[DisciplineDoc] = &[
         summary: step::SUMMARY,
         params: step::PARAMS,
     },
+    DisciplineDoc {
+        kind: "pie",
+        summary: pie::SUMMARY,
+        params: pie::PARAMS,
+    },
+    DisciplineDoc {
+        kind: "codel",
+        summary: codel::SUMMARY,
+        params: codel::PARAMS,
+    },
+    DisciplineDoc {
+        kind: "fq_codel",
+        summary: fq_codel::SUMMARY,
+        params: fq_codel::PARAMS,
+    },
 ];
 
 /// The empty parameter table of DropTail.
@@ -105,12 +130,21 @@ pub enum QueueSpec {
     Red(RedParams),
     /// Step marking at an instantaneous threshold (DCTCP's switch).
     Step(StepParams),
+    /// Proportional Integral controller Enhanced.
+    Pie(PieParams),
+    /// Controlled Delay.
+    Codel(CodelParams),
+    /// Flow Queue CoDel.
+    FqCodel(FqCodelParams),
 }
 
 kind_tagged!(QueueSpec {
     "droptail" => Droptail,
     "red" => Red,
     "step" => Step,
+    "pie" => Pie,
+    "codel" => Codel,
+    "fq_codel" => FqCodel,
 });
 
 impl Default for QueueSpec {
@@ -133,18 +167,37 @@ impl QueueSpec {
             QueueSpec::Droptail(_) => Ok(()),
             QueueSpec::Red(p) => p.check(at),
             QueueSpec::Step(p) => p.check(at),
+            QueueSpec::Pie(p) => p.check(at),
+            QueueSpec::Codel(p) => p.check(at),
+            QueueSpec::FqCodel(p) => p.check(at),
         }
+    }
+
+    /// True for a discipline that decides at dequeue (the link then runs
+    /// its dequeue kind, see `net::link`).
+    pub fn dequeues(&self) -> bool {
+        matches!(self, QueueSpec::Codel(_) | QueueSpec::FqCodel(_))
     }
 
     /// The discipline's state for a link of `rate_bps` carrying full
     /// packets of `packet_size` bytes, drawing from `rng`; `None` for
     /// DropTail. The parameters must have passed [`QueueSpec::check`].
-    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Aqm> {
-        match self {
-            QueueSpec::Droptail(_) => None,
-            QueueSpec::Red(p) => Some(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng))),
-            QueueSpec::Step(p) => Some(Aqm::Step(Step::new(p.clone()))),
-        }
+    pub fn build(&self, rate_bps: f64, packet_size: u32, rng: Stream) -> Option<Discipline> {
+        Some(match self {
+            QueueSpec::Droptail(_) => return None,
+            QueueSpec::Red(p) => {
+                Discipline::Arrival(Aqm::Red(Red::new(p.clone(), rate_bps, packet_size, rng)))
+            }
+            QueueSpec::Step(p) => Discipline::Arrival(Aqm::Step(Step::new(p.clone()))),
+            QueueSpec::Pie(p) => {
+                Discipline::Arrival(Aqm::Pie(Pie::new(p.clone(), packet_size, rng)))
+            }
+            QueueSpec::Codel(p) => Discipline::Dequeue(Dequeuer::Codel(Codel::new(p, packet_size))),
+            QueueSpec::FqCodel(p) => {
+                let fq = FqCodel::new(p, packet_size, rng);
+                Discipline::Dequeue(Dequeuer::FqCodel(Box::new(fq)))
+            }
+        })
     }
 
     /// The default parameters of the discipline `kind`, as a JSON table.
@@ -156,6 +209,9 @@ impl QueueSpec {
             "droptail" => QueueSpec::default(),
             "red" => QueueSpec::Red(RedParams::default()),
             "step" => QueueSpec::Step(StepParams::default()),
+            "pie" => QueueSpec::Pie(PieParams::default()),
+            "codel" => QueueSpec::Codel(CodelParams::default()),
+            "fq_codel" => QueueSpec::FqCodel(FqCodelParams::default()),
             _ => return None,
         };
         let mut v = serde_json::to_value(spec).expect("serializable");
@@ -196,12 +252,18 @@ pub struct Arrival {
     /// The arriving packet is ECN-capable (ECT(0) or already CE): a
     /// discipline that marks may mark it instead of dropping it.
     pub ect: bool,
+    /// When its serialization would start if it is accepted (its
+    /// departure from the queue; `now` at an idle link).
+    pub start: Time,
+    /// The link's buffer is full: it drops the packet whatever the verdict.
+    pub buffer_full: bool,
 }
 
 /// Why a discipline refused a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
-    /// A random early drop (RED: the average queue between the thresholds).
+    /// A random early drop (RED: the average queue between the thresholds;
+    /// PIE: its drop probability).
     Early,
     /// A drop the discipline forces without a draw (RED: the average queue
     /// at or above `max_th`, or above `2 max_th` in gentle mode).
@@ -232,15 +294,128 @@ pub struct AqmState {
     pub forced_drops: u64,
     /// ECN CE marks so far (early and forced).
     pub marks: u64,
+    /// Queue delay the discipline acts on, s (PIE: its estimate, the
+    /// sojourn time of the last departure; CoDel, FQ-CoDel: the sojourn
+    /// time of the last packet dequeued; NaN where none).
+    pub delay: f64,
+    /// Drop probability (PIE; NaN where none).
+    pub drop_prob: f64,
+    /// CoDel state machines in their dropping state (CoDel: 0 or 1).
+    pub dropping: u32,
+    /// Flow queues holding packets (FQ-CoDel; 0 for the others).
+    pub flow_queues: u32,
 }
 
-/// A link's active discipline.
+/// A link's discipline as built: one that decides on arrival (the link
+/// keeps its arrival-time arithmetic), or one that holds the waiting
+/// packets and decides at dequeue (the link's dequeue kind).
+#[derive(Clone, Debug)]
+pub enum Discipline {
+    /// Decides on arrival.
+    Arrival(Aqm),
+    /// Decides at dequeue.
+    Dequeue(Dequeuer),
+}
+
+/// A discipline that holds the packets waiting and decides at dequeue
+/// which one leaves, and which it drops (see `docs/dequeue-disciplines.md`).
+#[derive(Clone, Debug)]
+pub enum Dequeuer {
+    /// Controlled Delay.
+    Codel(Codel),
+    /// Flow Queue CoDel.
+    FqCodel(Box<FqCodel>),
+}
+
+impl Dequeuer {
+    /// Offers `pkt` at `now` under the link's hard `limit` on what waits;
+    /// false if the arriving packet is refused. Other packets the
+    /// discipline drops to make room go to `dropped`.
+    pub fn enqueue(
+        &mut self,
+        pkt: Packet,
+        now: Time,
+        limit: BufferLimit,
+        dropped: &mut Vec<Packet>,
+    ) -> bool {
+        match self {
+            Dequeuer::Codel(c) => {
+                // Linux sch_codel codel_qdisc_enqueue: a tail drop at the limit.
+                let full = match limit {
+                    BufferLimit::Packets(b) => c.len() >= b,
+                    BufferLimit::Bytes(b) => c.bytes() + u64::from(pkt.size) > b,
+                };
+                if full {
+                    return false;
+                }
+                c.enqueue(pkt, now);
+                true
+            }
+            Dequeuer::FqCodel(f) => {
+                // Linux fq_codel_enqueue: always taken; over the limit the
+                // fattest queue loses packets (maybe this one).
+                f.enqueue(pkt, now, limit, dropped);
+                true
+            }
+        }
+    }
+
+    /// The packet to serialize at `now`, if any; packets dropped on the
+    /// way go to `dropped`.
+    pub fn dequeue(&mut self, now: Time, dropped: &mut Vec<Packet>) -> Option<Packet> {
+        match self {
+            Dequeuer::Codel(c) => c.dequeue(now, dropped),
+            Dequeuer::FqCodel(f) => f.dequeue(now, dropped),
+        }
+    }
+
+    /// Packets waiting.
+    pub fn len(&self) -> u32 {
+        match self {
+            Dequeuer::Codel(c) => c.len(),
+            Dequeuer::FqCodel(f) => f.len(),
+        }
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes waiting.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Dequeuer::Codel(c) => c.bytes(),
+            Dequeuer::FqCodel(f) => f.bytes(),
+        }
+    }
+
+    /// The packets waiting.
+    pub fn packets(&self) -> Box<dyn Iterator<Item = &Packet> + '_> {
+        match self {
+            Dequeuer::Codel(c) => Box::new(c.packets()),
+            Dequeuer::FqCodel(f) => Box::new(f.packets()),
+        }
+    }
+
+    /// The state probes report.
+    pub fn state(&self) -> AqmState {
+        match self {
+            Dequeuer::Codel(c) => c.state(),
+            Dequeuer::FqCodel(f) => f.state(),
+        }
+    }
+}
+
+/// A link's active discipline that decides on arrival.
 #[derive(Clone, Debug)]
 pub enum Aqm {
     /// Random Early Detection.
     Red(Red),
     /// Step marking.
     Step(Step),
+    /// Proportional Integral controller Enhanced.
+    Pie(Pie),
 }
 
 impl Aqm {
@@ -249,14 +424,16 @@ impl Aqm {
         match self {
             Aqm::Red(r) => r.on_arrival(a),
             Aqm::Step(s) => s.on_arrival(a),
+            Aqm::Pie(p) => p.on_arrival(a),
         }
     }
 
-    /// The state probes report.
-    pub fn state(&self) -> AqmState {
+    /// The state probes report, as of `now` (not before the last arrival).
+    pub fn state_at(&mut self, now: Time) -> AqmState {
         match self {
             Aqm::Red(r) => r.state(),
             Aqm::Step(s) => s.state(),
+            Aqm::Pie(p) => p.state_at(now),
         }
     }
 }
@@ -317,11 +494,11 @@ mod tests {
         assert_eq!(e.field, "topology.bottleneck.queue.min_th", "{e}");
         let e = from_json(&scenario(r#", "queue": {"kind": "red", "minth": 3}"#)).unwrap_err();
         assert_eq!(e.field, "topology.bottleneck.queue.minth", "{e}");
-        let e = from_json(&scenario(r#", "queue": {"kind": "codel"}"#)).unwrap_err();
+        let e = from_json(&scenario(r#", "queue": {"kind": "blue"}"#)).unwrap_err();
         assert_eq!(e.field, "topology.bottleneck.queue.kind", "{e}");
         assert_eq!(
             e.message,
-            "unknown variant `codel`, expected one of `droptail`, `red`, `step`"
+            "unknown variant `blue`, expected one of `droptail`, `red`, `step`, `pie`, `codel`, `fq_codel`"
         );
         let sc = from_json(&scenario(
             r#", "queue": {"kind": "red", "min_th": 5, "max_th": 5}"#,

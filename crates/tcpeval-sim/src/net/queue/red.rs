@@ -259,6 +259,10 @@ impl Red {
             early_drops: self.stats.early_drops,
             forced_drops: self.stats.forced_drops,
             marks: self.stats.early_marks + self.stats.forced_marks,
+            delay: f64::NAN,
+            drop_prob: f64::NAN,
+            dropping: 0,
+            flow_queues: 0,
         }
     }
 
@@ -373,6 +377,8 @@ mod tests {
             idle_since: None,
             size: 1500,
             ect: false,
+            start: Time::from_ms(now_ms),
+            buffer_full: false,
         }
     }
 

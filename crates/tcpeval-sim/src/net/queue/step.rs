@@ -104,6 +104,10 @@ impl Step {
             early_drops: 0,
             forced_drops: self.drops,
             marks: self.marks,
+            delay: f64::NAN,
+            drop_prob: f64::NAN,
+            dropping: 0,
+            flow_queues: 0,
         }
     }
 }
@@ -121,6 +125,8 @@ mod tests {
             idle_since: None,
             size: 1500,
             ect,
+            start: Time::ZERO,
+            buffer_full: false,
         }
     }
 
