@@ -166,4 +166,4 @@ def test_tcpeval_queues_lists_every_discipline() -> None:
     from tcpeval.registry import queues
 
     kinds = [q.name for q in queues()]
-    assert kinds == ["droptail", "red", "pie", "codel", "fq_codel"], kinds
+    assert kinds == ["droptail", "red", "step", "pie", "codel", "fq_codel"], kinds
