@@ -124,7 +124,7 @@ def test_invalid_points_are_reported_with_their_experiment_and_point() -> None:
 
 def test_every_shipped_study_expands_in_both_modes() -> None:
     names = shipped_studies()
-    assert set(names) == {"background", "fairness", "linux-variants", "reverse", "yeah"}
+    assert set(names) == {"background", "fairness", "linux-variants", "modern", "reverse", "yeah"}
     for name in names:
         study = load_study(name)
         quick, full = expand(study, quick=True), expand(study)
