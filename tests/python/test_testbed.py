@@ -256,7 +256,14 @@ def _start_cli_run(tmp_path: Path, duration_s: float) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # As from a terminal: a test runner started in the background of a
+        # non-interactive shell ignores SIGINT, and a child inherits that.
+        preexec_fn=_sigint_default,
     )
+
+
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _wait_for_namespaces(p: subprocess.Popen[str]) -> list[str]:
