@@ -193,10 +193,13 @@ def parse_claims(
                 )
             if among in c.get("where", {}):
                 raise ClaimError(f"{at}.where", f"fixes '{among}', which the claim ranks over")
-            if c.get("item") not in params[among]:
-                raise ClaimError(
-                    f"{at}.item", f"{c.get('item')!r} is not one of {among}'s values {list(params[among])}"
-                )
+            items = c.get("item")
+            group = items if isinstance(items, list) and items else [items]
+            for item in group:
+                if item not in params[among]:
+                    raise ClaimError(
+                        f"{at}.item", f"{item!r} is not one of {among}'s values {list(params[among])}"
+                    )
             if c.get("direction", "highest") not in ("highest", "lowest"):
                 raise ClaimError(f"{at}.direction", "allowed: highest, lowest")
         if "min" in c and "max" in c and c["min"] > c["max"]:
@@ -279,23 +282,25 @@ def verdict(claim: Mapping[str, Any], frames: Mapping[str, Any], quick: bool) ->
 
 
 def _top_verdict(claim: Mapping[str, Any], at: Any, runs: Any, quick: bool) -> Verdict:
-    """``top``: the item's metric against every other measured value of ``among``."""
+    """``top``: the item's metric (or every item's, for a group) against every other measured
+    value of ``among``."""
     from .report.data import canonical, ok_runs, select
 
     among, item = claim["among"], claim["item"]
+    group = [canonical(v) for v in (item if isinstance(item, list) else [item])]
     where = {k: canonical(v) for k, v in claim.get("where", {}).items()}
     present = [] if runs is None or runs.empty else list(dict.fromkeys(select(ok_runs(runs), where)[among]))
     xs = {v: at({among: v}) for v in present}
     xs = {v: x for v, x in xs.items() if math.isfinite(x)}
-    mine = xs.pop(canonical(item), math.nan)
-    if not math.isfinite(mine) or not xs:
-        return Verdict(claim, "n/a", f"{item} {fmt(mine)}", quick)
+    mine = {v: xs.pop(v, math.nan) for v in group}
+    shown = ", ".join(f"{v} {fmt(x)}" for v, x in mine.items())
+    if not all(math.isfinite(x) for x in mine.values()) or not xs:
+        return Verdict(claim, "n/a", shown, quick)
     highest = claim.get("direction", "highest") == "highest"
     rival = max(xs, key=lambda k: xs[k]) if highest else min(xs, key=lambda k: xs[k])
-    ok = mine > xs[rival] if highest else mine < xs[rival]
-    return Verdict(
-        claim, "pass" if ok else "miss", f"{item} {fmt(mine)}; best other {rival} {fmt(xs[rival])}", quick
-    )
+    worst = min(mine.values()) if highest else max(mine.values())
+    ok = worst > xs[rival] if highest else worst < xs[rival]
+    return Verdict(claim, "pass" if ok else "miss", f"{shown}; best other {rival} {fmt(xs[rival])}", quick)
 
 
 def expected_text(claim: Mapping[str, Any]) -> str:
@@ -319,7 +324,10 @@ def expected_text(claim: Mapping[str, Any]) -> str:
         return sign.join(", ".join(f"{v}" for v in sel.values()) for sel in claim["order"])
     if check == "top":
         word = "highest" if claim.get("direction", "highest") == "highest" else "lowest"
-        return f"{claim['item']} {word} of all {claim['among']}"
+        item = claim["item"]
+        if isinstance(item, list):
+            return f"{', '.join(str(v) for v in item)}: each {word} of all other {claim['among']}"
+        return f"{item} {word} of all {claim['among']}"
     num = ", ".join(f"{v}" for v in claim["numerator"].values())
     den = ", ".join(f"{v}" for v in claim["denominator"].values())
     return f"{num} / {den} {' and '.join(bounds)}"

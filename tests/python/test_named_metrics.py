@@ -255,3 +255,15 @@ def test_convergence_cap_for_runs_that_never_converge() -> None:
     assert compute(run, "convergence_s", {"flows": ["a", "b"], "never": "cap"}) == pytest.approx(8.0)
     with pytest.raises(ValueError, match="never must be"):
         compute(run, "convergence_s", {"flows": ["a", "b"], "never": "max"})
+
+
+def test_goodput_utilization_counts_whole_packets_of_the_selected_flows(run) -> None:
+    # Each delivered 1460-byte payload stands for its 1500-byte packet on the 20 Mbit/s link.
+    w = {"window": [5, 20]}
+    a = compute(run, "goodput_mbps", {"flows": ["a"], **w})
+    both = compute(run, "goodput_mbps", {"agg": "sum", **w})
+    assert compute(run, "goodput_utilization", {"flows": ["a"], **w}) == pytest.approx(a * 1500 / 1460 / 20)
+    gu = compute(run, "goodput_utilization", w)
+    assert gu == pytest.approx(both * 1500 / 1460 / 20)
+    # Retransmissions cross the link but carry no new data: below the link's utilization.
+    assert gu < compute(run, "utilization", w)

@@ -384,6 +384,14 @@ def test_a_top_claim_ranks_one_value_against_all_others():
     assert (v.verdict, v.measured) == ("pass", "reno 300; best other bic 690")
     # The item not run at that point: not measured.
     assert verdict({**claim, "item": "vegas"}, {"e": runs}, quick=False).verdict == "n/a"
+    # A group: every member above every other value, in no order among themselves.
+    group = {**claim, "item": ["cubic", "bic"]}
+    v = verdict(group, {"e": runs}, quick=False)
+    assert (v.verdict, v.measured) == ("pass", "cubic 710, bic 690; best other reno 300")
+    v = verdict({**group, "where": {"buffer": 500}}, {"e": runs}, quick=False)
+    assert v.verdict == "n/a"  # bic not run at 500
+    v = verdict({**group, "item": ["bic", "reno"]}, {"e": runs}, quick=False)
+    assert (v.verdict, v.measured) == ("miss", "bic 690, reno 300; best other cubic 710")
 
 
 def traced_run(fake_study_dir):

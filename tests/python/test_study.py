@@ -368,6 +368,14 @@ order = [{ algorithm = "bic" }, { algorithm = "reno" }]
             "claim[0].item",
             "'vegas' is not one of",
         ),
+        (
+            (
+                'check = "order"\norder = [{ algorithm = "bic" }, { algorithm = "reno" }]',
+                'check = "top"\namong = "algorithm"\nitem = ["bic", "vegas"]',
+            ),
+            "claim[0].item",
+            "'vegas' is not one of",
+        ),
     ],
 )
 def test_claims_are_checked_against_the_experiments(edit, field, message) -> None:
