@@ -25,6 +25,12 @@
 //! paper's legacy window of 16 packets (as recalled; not re-read from the
 //! paper) is not the default: Linux has no such threshold (docs/decisions.md).
 //!
+//! `legacy_decrease` extends the legacy window to the decrease, as Kelly
+//! defines it (traditional TCP's whole update below the legacy window): a
+//! loss at or below `ai_cnt` halves cwnd. Off by default (Linux cuts 1/8 at
+//! every window); the fairness study's ns-2 Scalable, written into ns-2.27's
+//! HighSpeed code with its Low_Window, sets it.
+//!
 //! Counting mode: growth is driven by `AckInfo::acked`, so the sender's
 //! per-ACK mode (acked = 1 per ACK) halves the per-RTT growth under delayed
 //! ACKs exactly as 2.6-era kernels did.
@@ -48,6 +54,11 @@ params! {
         ai_cnt: u32 = 100, closed(1.0, 1e9),
             unit "packets",
             source "Linux tcp_scalable.c TCP_SCALABLE_AI_CNT = 100 (2.6.x: 50)";
+        /// Reno's halving for a loss at or below ai_cnt (the legacy window then
+        /// covers the decrease too); false: 1 - b at every window, as Linux.
+        legacy_decrease: bool = false, unchecked("true or false"),
+            unit "",
+            source "Kelly, CCR 2003: traditional TCP's window update below the legacy window; Linux tcp_scalable.c has none (false)";
         /// Window arithmetic: "linux" (integer cwnd plus a counter) or "float" (the paper's
         /// rule).
         growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
@@ -55,6 +66,10 @@ params! {
             source "Linux tcp_scalable.c tcp_scalable_cong_avoid: \"linux\"";
     }
 }
+
+/// Fraction of cwnd Reno removes on a loss (RFC 5681), at or below the
+/// legacy window with `legacy_decrease`.
+const RENO_CUT: f64 = 0.5;
 
 /// Per-flow Scalable TCP state: none beyond the parameters.
 #[derive(Clone, Debug)]
@@ -75,9 +90,14 @@ impl NamedAlgorithm for Scalable {
 impl CongestionControl for Scalable {
     fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
         let p = &self.params;
+        let cut = if p.legacy_decrease && tcb.cwnd <= f64::from(p.ai_cnt) {
+            RENO_CUT
+        } else {
+            p.b
+        };
         match p.growth {
-            GrowthMode::Linux => (tcb.cwnd - floor_product(tcb.cwnd, p.b)).max(2.0),
-            GrowthMode::Float => (tcb.cwnd * (1.0 - p.b)).max(2.0),
+            GrowthMode::Linux => (tcb.cwnd - floor_product(tcb.cwnd, cut)).max(2.0),
+            GrowthMode::Float => (tcb.cwnd * (1.0 - cut)).max(2.0),
         }
     }
 
@@ -197,6 +217,36 @@ mod tests {
         let mut h = Harness::new(float(), 1001.0, 10.0);
         h.fast_loss();
         assert_eq!(h.tcb.ssthresh, 875.875);
+    }
+
+    #[test]
+    fn legacy_decrease_halves_at_or_below_the_legacy_window() {
+        // Kelly 2003: traditional TCP below the legacy window, the decrease
+        // included; here a legacy window of 38 (ns-2's HighSpeed Low_Window).
+        let legacy = |growth| {
+            Scalable::new(ScalableParams {
+                ai_cnt: 38,
+                legacy_decrease: true,
+                growth,
+                ..ScalableParams::default()
+            })
+        };
+        let mut h = Harness::new(legacy(GrowthMode::Float), 38.0, 10.0);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 19.0);
+        let mut h = Harness::new(legacy(GrowthMode::Linux), 37.0, 10.0);
+        h.fast_loss();
+        // 37 - floor(18.5)
+        assert_eq!(h.tcb.ssthresh, 19.0);
+        // Above it, Scalable's 1/8 as before.
+        let mut h = Harness::new(legacy(GrowthMode::Float), 40.0, 10.0);
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 35.0);
+        // Off (the default): 1/8 even at 37 packets.
+        let mut h = Harness::new(linux(), 37.0, 10.0);
+        h.fast_loss();
+        // 37 - floor(4.625)
+        assert_eq!(h.tcb.ssthresh, 33.0);
     }
 
     #[test]
