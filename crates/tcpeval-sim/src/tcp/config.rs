@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 
 /// How `acked` is counted for congestion avoidance: Linux passes the packets
 /// an ACK newly delivers (`tcp_cong_avoid_ai` in `net/ipv4/tcp_cong.c`);
-/// 2.6-era kernels with the `tcp_abc` sysctl at its default 0 (RFC 3465
-/// byte counting off) counted one per ACK.
+/// 2.6-era kernels counted one per ACK (2.6.13 had no RFC 3465 byte
+/// counting; the `tcp_abc` sysctl of 2.6.15 - 2.6.17 defaulted to 1 but
+/// only Reno's avoidance and slow start read it, see [`CountMode::Abc`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountMode {
@@ -20,6 +21,12 @@ pub enum CountMode {
     PerPacket,
     /// One per ACK, whatever it covers (Linux 2.6 - 3.x without ABC).
     PerAck,
+    /// RFC 3465 byte counting with L = 1: one per ACK in slow start,
+    /// packets newly delivered in avoidance. Linux 2.6.15 - 2.6.17's default
+    /// `tcp_abc = 1`, which only Reno's avoidance (`tcp_reno_cong_avoid`,
+    /// also used by Westwood+) and `tcp_slow_start` consulted; the other
+    /// modules kept their own per-ACK counters.
+    Abc,
 }
 
 /// cwnd during SACK-based fast recovery (the rules are in `tcp::recovery`).

@@ -552,6 +552,8 @@ impl Sender {
         let acked = match self.cfg.count_mode {
             CountMode::PerPacket => newly,
             CountMode::PerAck => 1,
+            CountMode::Abc if self.tcb.in_slow_start() => 1,
+            CountMode::Abc => newly,
         };
         let info = AckInfo {
             acked,
@@ -1046,6 +1048,29 @@ mod tests {
             ..TcpConfig::default()
         };
         started("scalable", serde_json::json!({ "growth": "float" }), cfg)
+    }
+
+    #[test]
+    fn abc_counts_one_per_ack_in_slow_start_and_packets_in_avoidance() {
+        // Linux 2.6.16 tcp_abc = 1: tcp_slow_start adds one packet per ACK
+        // covering at least an MSS; tcp_reno_cong_avoid counts bytes.
+        let reno = |cwnd: f64, ssthresh: f64| {
+            let cfg = TcpConfig {
+                initial_cwnd: cwnd,
+                initial_ssthresh: ssthresh,
+                count_mode: CountMode::Abc,
+                ..TcpConfig::default()
+            };
+            started("reno", serde_json::json!({ "growth": "float" }), cfg)
+        };
+        // Slow start: an ACK for two packets adds one (per_packet: two).
+        let (mut s, mut out) = reno(10.0, 1000.0);
+        s.on_ack(Time::from_ms(100), ack_echo(2, 1, false, 0), &mut out);
+        assert_eq!(s.tcb.cwnd, 11.0);
+        // Avoidance: an ACK for two packets adds 2 / cwnd (per_ack: 1 / cwnd).
+        let (mut s, mut out) = reno(100.0, 50.0);
+        s.on_ack(Time::from_ms(100), ack_echo(2, 1, false, 0), &mut out);
+        assert_eq!(s.tcb.cwnd, 100.02);
     }
 
     #[test]
