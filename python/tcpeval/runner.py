@@ -50,7 +50,7 @@ from tcpeval.result import RunResult
 from tcpeval.results_db import Claim, ResultsDB, RunRecord
 from tcpeval.simulate import run
 from tcpeval.store import encode_run, store_run
-from tcpeval.study import RunSpec, Study, expand
+from tcpeval.study import RunSpec, Study, expand, experiment_time_scale, sweep_paths
 from tcpeval.testbed import BACKENDS
 
 
@@ -385,9 +385,13 @@ def run_study(
             "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "finished": None,
         }
-        scale = study.duration_scale if quick else 1.0
+        scales = {
+            e.name: experiment_time_scale(study.duration_scale, sweep_paths(e)) if quick else 1.0
+            for e in study.experiments
+        }
         metric_specs = {
-            e.name: [(m.name, m.fn, scaled_args(m.args, scale)) for m in e.metrics] for e in study.experiments
+            e.name: [(m.name, m.fn, scaled_args(m.args, scales[e.name])) for m in e.metrics]
+            for e in study.experiments
         }
         info["metrics"] = {name: metrics_digest(m) for name, m in metric_specs.items()}
         measured = db.study_info().get("metrics", {})

@@ -14,6 +14,7 @@ import hashlib
 import itertools
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -100,6 +101,19 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
 """A name of a study, experiment or sweep parameter (matched whole: ``$`` would let a
 trailing newline through)."""
 _TOKEN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|\d+)\])?$")
+
+
+def experiment_time_scale(study_scale: float, sweep_paths: Iterable[str]) -> float:
+    """Quick mode's time factor for one experiment: the study's ``duration_scale``, or 1
+    for an experiment that sweeps ``duration_s``. There the duration is the variable under
+    study (efficiency against run length), so quick mode keeps each swept duration, and
+    the run's other times with it, as they are; it still trims the grid and the seeds."""
+    return 1.0 if "duration_s" in sweep_paths else study_scale
+
+
+def sweep_paths(exp: Experiment) -> list[str]:
+    """Every scenario path the experiment's sweep sets."""
+    return [path for p in exp.sweep for path in p.paths]
 
 
 def shipped_studies() -> list[str]:
@@ -476,6 +490,7 @@ def expand(
         if quick:
             base = deep_merge(base, exp.quick_scenario)
         params = {p.name: p for p in exp.sweep}
+        scale = experiment_time_scale(study.duration_scale, sweep_paths(exp)) if quick else None
         for point in points(exp, quick):
             sc = copy.deepcopy(base)
             for pname, value in point.items():
@@ -490,7 +505,7 @@ def expand(
             for r in range(reps):
                 run_sc = dict(sc, seed=seed0 + r)
                 try:
-                    scenario = load_scenario(run_sc, study.duration_scale if quick else None)
+                    scenario = load_scenario(run_sc, scale)
                 except ScenarioError as e:
                     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
                     raise StudyError(f"experiment {exp.name} ({where}): {e.field}", e.message) from None

@@ -485,7 +485,9 @@ def test_time_marks_move_with_the_quick_mode_time_axis() -> None:
 
     spec = {"marks": [{"x": 333, "label": "C, D start"}], "freq_marks": [{"hz": 0.5, "label": "f"}]}
     for scale, at in ((1.0, 333.0), (0.25, 83.25)):
-        ctx = SimpleNamespace(spec=spec, study=SimpleNamespace(time_scale=scale))
+        ctx = SimpleNamespace(
+            spec=spec, experiment={}, study=SimpleNamespace(time_scale=lambda _e, s=scale: s)
+        )
         notes: list[str] = []
         (mark,) = _marks(ctx, "marks", "x", 0.0, 1000.0, "s", notes)
         assert (mark.at, mark.label, notes) == (at, "C, D start", [])
@@ -502,7 +504,9 @@ def test_figure_windows_move_with_the_quick_mode_time_axis() -> None:
 
     spec = {"window": [135, 1200], "psd_window": [300, 600]}
     for scale, window, psd in ((1.0, (135.0, 1200.0), (300.0, 600.0)), (0.2, (27.0, 240.0), (60.0, 120.0))):
-        ctx = SimpleNamespace(spec=spec, study=SimpleNamespace(time_scale=scale))
+        ctx = SimpleNamespace(
+            spec=spec, experiment={}, study=SimpleNamespace(time_scale=lambda _e, s=scale: s)
+        )
         assert _window(ctx, "window") == pytest.approx(window)
         assert _window(ctx, "psd_window") == pytest.approx(psd)
-    assert _window(SimpleNamespace(spec={}, study=SimpleNamespace(time_scale=0.2)), "window") is None
+    assert _window(SimpleNamespace(spec={}, experiment={}, study=None), "window") is None

@@ -76,6 +76,23 @@ def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
     assert all(s.scenario["flows"][1]["start_s"] == 0.5 for s in quick)
 
 
+def test_quick_mode_keeps_a_swept_duration_and_its_times() -> None:
+    # The duration is the variable under study: scaling it would relabel a 2 s
+    # run as "4 s" (yeah's Fig. 8). Quick mode trims grid and seeds only.
+    from tcpeval.study import experiment_time_scale
+
+    assert experiment_time_scale(0.5, ["flows[*].algorithm", "duration_s"]) == 1.0
+    assert experiment_time_scale(0.5, ["flows[*].algorithm"]) == 0.5
+    text = TINY.replace(
+        'rtt = { path = ["flows[0].rtt_ms", "flows[1].rtt_ms"], values = [20, 40] }',
+        'rtt = { path = ["flows[0].rtt_ms", "flows[1].rtt_ms"], values = [20, 40] }\n'
+        'duration = { path = "duration_s", values = [4.0, 8.0] }',
+    )
+    quick = expand(parse_study(text), quick=True)
+    assert sorted(s.scenario["duration_s"] for s in quick) == [4.0, 4.0, 8.0, 8.0]
+    assert all(s.scenario["flows"][1]["start_s"] == 1.0 for s in quick)
+
+
 def test_quick_mode_compresses_traffic_and_link_schedules_but_not_traffic_shapes() -> None:
     text = TINY.replace(
         "rate_mbps = 20, delay_ms = 5 } }",

@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..derived import add_derived
 from ..results_db import ResultsDB, RunRecord
+from ..study import experiment_time_scale
 
 RUN_COLUMNS = ("key", "seed", "status", "error", "wall_s")
 """The columns every experiment frame starts with, before its sweep
@@ -66,13 +67,19 @@ class StudyResults:
         """``"quick"`` or ``"full"``, as recorded in ``study.json``."""
         return str(self.meta.get("mode", "full"))
 
-    @property
-    def time_scale(self) -> float:
-        """Factor from the full run's time axis to this mode's: the study's
-        ``quick.duration_scale`` in quick mode, 1 in full mode."""
+    def time_scale(self, experiment: Mapping[str, Any]) -> float:
+        """Factor from the full run's time axis to this mode's for ``experiment`` (its
+        table in the study file): in quick mode the study's ``quick.duration_scale``,
+        or 1 where the experiment sweeps ``duration_s`` (:func:`tcpeval.study.experiment_time_scale`);
+        1 in full mode."""
         if self.mode != "quick":
             return 1.0
-        return float(self.spec.get("quick", {}).get("duration_scale", 1.0))
+        paths = [
+            path
+            for param in experiment.get("sweep", {}).values()
+            for path in ([param["path"]] if isinstance(param["path"], str) else param["path"])
+        ]
+        return experiment_time_scale(float(self.spec.get("quick", {}).get("duration_scale", 1.0)), paths)
 
     @property
     def experiments(self) -> list[dict[str, Any]]:

@@ -277,7 +277,7 @@ def _window(ctx: _Context, key: str) -> Window | None:
     value = ctx.spec.get(key)
     if value is None:
         return None
-    scale = ctx.study.time_scale
+    scale = ctx.study.time_scale(ctx.experiment)
     return (float(value[0]) * scale, float(value[1]) * scale)
 
 
@@ -368,7 +368,7 @@ def _marks(
     s) are of the full run: in quick mode they move with the run's time axis
     (``quick.duration_scale``), as flow start times do."""
     shown = []
-    scale = ctx.study.time_scale if unit == "s" else 1.0
+    scale = ctx.study.time_scale(ctx.experiment) if unit == "s" else 1.0
     for mark in ctx.spec.get(key, []):
         at = float(mark[position]) * scale
         if lo <= at <= hi:
