@@ -46,6 +46,7 @@ def one(rate_mbps: float, duration_s: float) -> dict[str, float]:
         "socket_drops": wire["to_hosts"]["socket_drops"] + wire["to_router"]["socket_drops"],
         "cpu": r.backend["cpu_busy_fraction"],
         "load": os.getloadavg()[0],
+        "wire": wire,
     }
 
 
@@ -53,6 +54,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rates", nargs="*", type=float, default=[100, 250, 500, 750, 1000, 1500, 2000])
     ap.add_argument("--duration", type=float, default=12.0)
+    ap.add_argument(
+        "--detail",
+        action="store_true",
+        help="also print each delay-line direction's round statistics (where the time goes)",
+    )
     a = ap.parse_args()
     print(f"{'Mbit/s':>7} {'departed':>9} {'p50 us':>7} {'p99 us':>7} {'max us':>8} {'frames/s':>9} "
           f"{'sockdrop':>8} {'cpu':>5} {'load1':>6} holds")  # fmt: skip
@@ -65,6 +71,17 @@ def main() -> None:
             f"{'yes' if holds else 'no'}",
             flush=True,
         )
+        if a.detail:
+            for name in ("to_hosts", "to_router"):
+                d = x["wire"][name]
+                print(
+                    f"        {name:>9}: round-gap max {d['max_round_gap_us']:.0f} us, "
+                    f"round max {d.get('max_round_us', 0):.0f} us ({d.get('max_frames_per_round', 0)} frames max), "
+                    f"send() max {d.get('max_send_us', 0):.0f} us, wake late max {d.get('max_wake_late_us', 0):.0f} us "
+                    f"({d.get('late_wakes', 0)} > 1 ms), socket wait max {d.get('max_queued_us', 0):.0f} us "
+                    f"({d.get('unstamped', 0)} unstamped), p99 {d['lateness']['p99_us']:.0f} us",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -60,6 +60,25 @@ pub struct DirectionStats {
     /// Longest time between two rounds of the loop, us: a stall of the
     /// thread (preemption, real-time throttling) shows here.
     pub max_round_gap_us: f64,
+    /// Longest send phase of one round (all due frames), us.
+    pub max_round_us: f64,
+    /// Most frames sent in one round.
+    pub max_frames_per_round: u64,
+    /// Longest single `send()`, us: it includes the softirq work the
+    /// kernel does in this thread for the receiving side's stack.
+    pub max_send_us: f64,
+    /// Largest delay between the requested wake-up and the round's start
+    /// (sleep overshoot: the thread was runnable but not running), us.
+    pub max_wake_late_us: f64,
+    /// Rounds whose wake-up was more than 1 ms late.
+    pub late_wakes: u64,
+    /// Longest time a frame waited in the input socket before this thread
+    /// read it (kernel receive timestamp to `recv`), us; that wait is part
+    /// of the frame's delay, not added to it.
+    pub max_queued_us: f64,
+    /// Frames that came without a kernel timestamp (their arrival is the
+    /// time they were read).
+    pub unstamped: u64,
     /// Whether `SCHED_FIFO` was granted.
     pub realtime: bool,
     /// Lateness of the frames sent on.
@@ -139,6 +158,15 @@ fn packet_socket(ifname: &str) -> Result<OwnedFd> {
         &SOCKET_BUFFER,
         "SO_RCVBUFFORCE",
     )?;
+    // Receive timestamps: a frame's delay runs from its arrival, not from
+    // when the thread reads it.
+    sys::setsockopt(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_TIMESTAMPNS,
+        &1i32,
+        "SO_TIMESTAMPNS",
+    )?;
     sys::setsockopt(
         fd,
         libc::SOL_SOCKET,
@@ -147,6 +175,53 @@ fn packet_socket(ifname: &str) -> Result<OwnedFd> {
         "SO_SNDBUFFORCE",
     )?;
     Ok(s)
+}
+
+/// Now on `CLOCK_REALTIME`, ns (the clock of the kernel's receive timestamps).
+fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Reads one frame into `buf` without blocking: its length and the
+/// kernel's receive timestamp (`SO_TIMESTAMPNS`, realtime ns) if it came
+/// with one; `None` when the socket is empty.
+fn recv_stamped(fd: RawFd, buf: &mut [u8], cmsg: &mut [u64; 16]) -> Option<(usize, Option<u64>)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: msghdr is plain data; zeroed means no name and no flags.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cmsg.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = std::mem::size_of_val(cmsg) as _;
+    // SAFETY: msg points at our own buffer, iovec and control area, all live.
+    let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_DONTWAIT) };
+    if n <= 0 {
+        return None;
+    }
+    let mut stamp = None;
+    // SAFETY: walking the control messages the kernel wrote into msg.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c) as *const libc::timespec);
+                if ts.tv_sec > 0 {
+                    stamp = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+                }
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Some((n as usize, stamp))
 }
 
 /// Frames the kernel dropped on `fd` since the last call (`PACKET_STATISTICS`).
@@ -182,6 +257,14 @@ fn classify(frame: &[u8], key: Key, addrs: &[u32]) -> usize {
     addrs.iter().position(|&x| x == a).unwrap_or(addrs.len())
 }
 
+/// Records how late a timed wake-up of the loop came (ns).
+fn note_wake(stats: &mut DirectionStats, late_ns: u64) {
+    stats.max_wake_late_us = stats.max_wake_late_us.max(late_ns as f64 / 1e3);
+    if late_ns > 1_000_000 {
+        stats.late_wakes += 1;
+    }
+}
+
 fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats, Lateness)> {
     tight_timer_slack();
     let mut stats = DirectionStats {
@@ -198,6 +281,7 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
     loss.push(0.0);
     let mut pool: Vec<Vec<u8>> = Vec::new();
     let mut scratch = vec![0u8; 1 << 16];
+    let mut cmsg = [0u64; 16];
     let (rx, tx) = (d.rx.as_raw_fd(), d.tx.as_raw_fd());
     socket_drops(rx); // reset: count from here
     let mut woke = 0u64;
@@ -206,14 +290,18 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
         // switch, and at tens of thousands of frames per second waking for
         // every frame would cap the rate; frames leave up to the quantum late
         // instead (measured, as all lateness).
-        if now_ns() < woke + WAKE_QUANTUM_NS {
-            crate::clock::sleep_until(woke + WAKE_QUANTUM_NS);
+        let mut wanted = now_ns();
+        if wanted < woke + WAKE_QUANTUM_NS {
+            wanted = woke + WAKE_QUANTUM_NS;
+            crate::clock::sleep_until(wanted);
         }
         let t = now_ns();
         if woke > 0 {
             stats.max_round_gap_us = stats.max_round_gap_us.max((t - woke) as f64 / 1e3);
+            note_wake(&mut stats, t.saturating_sub(wanted));
         }
         woke = t;
+        let mut sent_in_round = 0u64;
         // Send every frame that is due.
         let mut next_due = u64::MAX;
         for (c, q) in queues.iter_mut().enumerate() {
@@ -229,6 +317,9 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
                 let n = unsafe {
                     libc::send(tx, frame.as_ptr() as *const libc::c_void, frame.len(), 0)
                 };
+                let took = now_ns() - now;
+                stats.max_send_us = stats.max_send_us.max(took as f64 / 1e3);
+                sent_in_round += 1;
                 if n < 0 {
                     stats.send_errors += 1;
                 } else {
@@ -239,8 +330,11 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
                 pool.push(frame);
             }
         }
+        let sent_at = now_ns();
+        stats.max_round_us = stats.max_round_us.max((sent_at - t) as f64 / 1e3);
+        stats.max_frames_per_round = stats.max_frames_per_round.max(sent_in_round);
         // Sleep until the next due frame or an arrival.
-        let wait = next_due.saturating_sub(now_ns()).min(MAX_SLEEP_NS);
+        let wait = next_due.saturating_sub(sent_at).min(MAX_SLEEP_NS);
         let ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: wait as libc::c_long,
@@ -253,23 +347,32 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
         // SAFETY: one valid pollfd, a valid timespec, no signal mask change.
         unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
         if pfd.revents & libc::POLLIN == 0 {
+            if next_due != u64::MAX {
+                note_wake(&mut stats, now_ns().saturating_sub(next_due));
+            }
             continue;
         }
+        // CLOCK_REALTIME - CLOCK_MONOTONIC now: the kernel stamps frames on
+        // the realtime clock, the loop runs on the monotonic one.
+        let offset = realtime_ns().wrapping_sub(now_ns());
         for _ in 0..READ_BATCH {
-            // SAFETY: receiving into our own scratch buffer of its length.
-            let n = unsafe {
-                libc::recv(
-                    rx,
-                    scratch.as_mut_ptr() as *mut libc::c_void,
-                    scratch.len(),
-                    libc::MSG_DONTWAIT,
-                )
-            };
-            if n <= 0 {
+            let Some((n, stamp)) = recv_stamped(rx, &mut scratch, &mut cmsg) else {
                 break;
-            }
-            let arrived = now_ns();
-            let frame = &scratch[..n as usize];
+            };
+            let now = now_ns();
+            // The frame's arrival is when the kernel queued it on our socket,
+            // not when this thread got to read it: time spent waiting in the
+            // socket (the thread busy or held up) is part of its delay, and
+            // counts as lateness if it makes the frame leave late.
+            let arrived = match stamp {
+                Some(t) => t.wrapping_sub(offset).min(now),
+                None => {
+                    stats.unstamped += 1;
+                    now
+                }
+            };
+            stats.max_queued_us = stats.max_queued_us.max((now - arrived) as f64 / 1e3);
+            let frame = &scratch[..n];
             let c = classify(frame, d.key, &d.addrs);
             if loss[c] > 0.0 && rng.gen::<f64>() < loss[c] {
                 stats.random_drops += 1;
