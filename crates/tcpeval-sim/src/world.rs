@@ -40,7 +40,7 @@
 use crate::event::{Event, EventQueue, FlowId, LinkId, TimerKind};
 use crate::flow::{Ends, Flow, FlowMeta, RouteId};
 use crate::net::{Link, Offer};
-use crate::packet::{Codepoint, Packet, Payload};
+use crate::packet::{Packet, Payload};
 use crate::probe::{Recorder, SampleKind};
 use crate::resolve::Resolved;
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
@@ -328,45 +328,53 @@ impl World {
     /// Offers `pkt`, on its way along its route, to the link of its hop at
     /// time `t` (the world's clock, or ahead of it for a folded link). A
     /// packet bound next for a folded link goes on to it at once.
-    fn offer(&mut self, mut pkt: Packet, t: Time) {
-        let hop = self.hops[pkt.hop as usize];
-        let l = hop.link;
-        let link = &mut self.links[l as usize];
-        match link.offer(pkt, t, !hop.next_folded) {
-            Offer::Accepted {
-                arrival,
-                schedule,
-                ce,
-            } => {
-                if hop.next_folded {
-                    pkt.hop += 1;
-                    if ce {
-                        pkt.ecn = pkt.ecn.with_codepoint(Codepoint::Ce);
+    fn offer(&mut self, mut pkt: Packet, mut t: Time) {
+        // A loop, not recursion, along a run of folded links: each pass
+        // offers the packet to one link, and a folded next link takes it
+        // at its arrival time on the next pass.
+        loop {
+            let hop = self.hops[pkt.hop as usize];
+            let l = hop.link;
+            match self.links[l as usize].offer(&mut pkt, t, !hop.next_folded) {
+                Offer::Accepted { arrival, schedule } => {
+                    if hop.next_folded {
+                        pkt.hop += 1;
+                        t = arrival;
+                        continue;
                     }
-                    self.offer(pkt, arrival);
-                } else if schedule {
-                    self.events.push(arrival, Event::LinkDelivery(l));
+                    if schedule {
+                        self.events.push(arrival, Event::LinkDelivery(l));
+                    }
                 }
+                Offer::Queued => self.queued(l),
+                o @ (Offer::Dropped | Offer::Lost) => self.refused(l, pkt, t, o == Offer::Lost),
             }
-            Offer::Queued => self.queued(l),
-            o @ (Offer::Dropped | Offer::Lost) => {
-                if link.is_folded() {
-                    let drop = Some((l, pkt, o == Offer::Lost));
-                    let i = match self.free_late_drops.pop() {
-                        Some(i) => {
-                            self.late_drops[i as usize] = drop;
-                            i
-                        }
-                        None => {
-                            self.late_drops.push(drop);
-                            (self.late_drops.len() - 1) as u32
-                        }
-                    };
-                    self.events.push(t, Event::LateDrop(i));
-                } else {
-                    self.packet_dropped(pkt);
+            return;
+        }
+    }
+
+    /// Link `l` refused `pkt` offered at `t` (`lost`: to random loss, else
+    /// its buffer or discipline). A folded link's drop waits for the clock
+    /// to reach `t` (a `LateDrop` event); another's counts now. Out of
+    /// line: drops are rare next to the packets accepted.
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, l: LinkId, pkt: Packet, t: Time, lost: bool) {
+        if self.links[l as usize].is_folded() {
+            let drop = Some((l, pkt, lost));
+            let i = match self.free_late_drops.pop() {
+                Some(i) => {
+                    self.late_drops[i as usize] = drop;
+                    i
                 }
-            }
+                None => {
+                    self.late_drops.push(drop);
+                    (self.late_drops.len() - 1) as u32
+                }
+            };
+            self.events.push(t, Event::LateDrop(i));
+        } else {
+            self.packet_dropped(pkt);
         }
     }
 

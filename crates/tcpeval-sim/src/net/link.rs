@@ -94,14 +94,9 @@ record! {
 pub enum Offer {
     /// Queued; it reaches the far end at `arrival`. `schedule` tells the
     /// caller to schedule the link's delivery event for it: it was kept for
-    /// delivery and is now the only packet waiting for one. `ce`: it leaves
-    /// marked Congestion Experienced, here or upstream (the kept copy
-    /// carries the mark; a caller passing the packet on sets CE on its own).
-    Accepted {
-        arrival: Time,
-        schedule: bool,
-        ce: bool,
-    },
+    /// delivery and is now the only packet waiting for one. A CE mark
+    /// the link set is already on the offered packet (see [`Link::offer`]).
+    Accepted { arrival: Time, schedule: bool },
     /// Taken by a dequeue-kind link's discipline (waiting, or in service
     /// at once). The events to schedule are in [`Link::take_scheduled`],
     /// the packets the discipline dropped meanwhile in
@@ -377,15 +372,16 @@ impl Link {
 
     /// Offers `pkt` to the link at time `t` (never before an earlier
     /// offer's). With `keep` the packet waits for its delivery event;
-    /// without, the caller passes it on at its arrival time itself (with
-    /// CE set if the answer says `ce`).
-    pub fn offer(&mut self, mut pkt: Packet, t: Time, keep: bool) -> Offer {
+    /// without, the caller passes it on at its arrival time itself. A
+    /// discipline's CE mark is set on `pkt` itself, so the caller's copy
+    /// and the kept one both carry it.
+    pub fn offer(&mut self, pkt: &mut Packet, t: Time, keep: bool) -> Offer {
         let count = !self.folded;
         if count {
             self.counters.arrivals += 1;
         }
         if self.extras.is_some() {
-            if let Some(decided) = self.extras_offer(&mut pkt, t) {
+            if let Some(decided) = self.extras_offer(pkt, t) {
                 if count {
                     match decided {
                         Offer::Lost => self.counters.random_drops += 1,
@@ -430,7 +426,7 @@ impl Link {
         let schedule = keep && self.transit.is_empty();
         if keep {
             self.transit.push_back(Entry {
-                pkt,
+                pkt: *pkt,
                 offered: t,
                 dep_end,
                 arrive,
@@ -440,7 +436,6 @@ impl Link {
         Offer::Accepted {
             arrival: arrive,
             schedule,
-            ce: pkt.ecn.is_ce(),
         }
     }
 
@@ -651,25 +646,23 @@ mod tests {
         let mut l = link(BufferLimit::Packets(10));
         let t0 = Time::from_ms(1);
         assert_eq!(
-            l.offer(data(0, 1500), t0, true),
+            l.offer(&mut data(0, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(12) + Time::from_ms(10),
-                schedule: true,
-                ce: false
+                schedule: true
             }
         );
         // A back-to-back packet waits for the first: departs at 24 us.
         assert_eq!(
-            l.offer(data(1, 1500), t0, true),
+            l.offer(&mut data(1, 1500), t0, true),
             Offer::Accepted {
                 arrival: t0 + Time::from_us(24) + Time::from_ms(10),
-                schedule: false,
-                ce: false
+                schedule: false
             }
         );
         // After an idle gap the serializer starts at the arrival time.
         let t1 = Time::from_ms(2);
-        let Offer::Accepted { arrival, .. } = l.offer(data(2, 1500), t1, true) else {
+        let Offer::Accepted { arrival, .. } = l.offer(&mut data(2, 1500), t1, true) else {
             panic!()
         };
         assert_eq!(arrival, t1 + Time::from_us(12) + Time::from_ms(10));
@@ -685,21 +678,21 @@ mod tests {
         let t = Time::from_ms(1);
         for i in 0..4 {
             assert!(
-                matches!(l.offer(data(i, 1500), t, true), Offer::Accepted { .. }),
+                matches!(l.offer(&mut data(i, 1500), t, true), Offer::Accepted { .. }),
                 "packet {i}"
             );
         }
         assert_eq!(l.waiting(), 3);
-        assert_eq!(l.offer(data(4, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(4, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
         assert_eq!(l.counters.max_qlen, 3);
         // Once the first leaves service (12 us), there is room for one more.
         let t2 = t + Time::from_us(12);
         assert!(matches!(
-            l.offer(data(5, 1500), t2, true),
+            l.offer(&mut data(5, 1500), t2, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(data(6, 1500), t2, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(6, 1500), t2, true), Offer::Dropped);
         l.advance(t + Time::from_us(48));
         assert_eq!(l.counters.departures, 4);
         assert_eq!(l.counters.bytes_departed, 6000);
@@ -711,23 +704,23 @@ mod tests {
         let mut l = link(BufferLimit::Bytes(3000));
         let t = Time::ZERO;
         assert!(matches!(
-            l.offer(data(0, 1500), t, true),
+            l.offer(&mut data(0, 1500), t, true),
             Offer::Accepted { .. }
         )); // in service
         assert!(matches!(
-            l.offer(data(1, 1500), t, true),
+            l.offer(&mut data(1, 1500), t, true),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            l.offer(data(2, 1460), t, true),
+            l.offer(&mut data(2, 1460), t, true),
             Offer::Accepted { .. }
         ));
         assert_eq!(l.waiting_bytes(), 2960);
         assert!(matches!(
-            l.offer(data(3, 40), t, true),
+            l.offer(&mut data(3, 40), t, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(data(4, 40), t, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(4, 40), t, true), Offer::Dropped);
     }
 
     #[test]
@@ -740,7 +733,7 @@ mod tests {
         let t = Time::from_us(20);
         let d = Time::from_ms(10);
         let arrivals: Vec<Time> = (0..3)
-            .map(|i| match l.offer(data(i, 1500), t, true) {
+            .map(|i| match l.offer(&mut data(i, 1500), t, true) {
                 Offer::Accepted { arrival, .. } => arrival - d,
                 o => panic!("{o:?}"),
             })
@@ -757,9 +750,9 @@ mod tests {
         // the change would overtake one still propagating; it waits instead.
         let mut l =
             link(BufferLimit::Packets(10)).with_schedules(vec![], vec![(Time::from_ms(1), 0.001)]);
-        let a0 = l.offer(data(0, 1500), Time::ZERO, true);
-        let a1 = l.offer(data(1, 1500), Time::from_ms(2), true);
-        let a2 = l.offer(data(2, 1500), Time::from_ms(20), true);
+        let a0 = l.offer(&mut data(0, 1500), Time::ZERO, true);
+        let a1 = l.offer(&mut data(1, 1500), Time::from_ms(2), true);
+        let a2 = l.offer(&mut data(2, 1500), Time::from_ms(20), true);
         let at = |o: Offer| match o {
             Offer::Accepted { arrival, .. } => arrival,
             o => panic!("{o:?}"),
@@ -782,7 +775,7 @@ mod tests {
             BufferLimit::Packets(5),
             Some(loss),
         );
-        assert_eq!(l.offer(data(0, 1500), Time::ZERO, true), Offer::Lost);
+        assert_eq!(l.offer(&mut data(0, 1500), Time::ZERO, true), Offer::Lost);
         assert_eq!(l.counters.random_drops, 1);
         assert_eq!(l.packets().count(), 0);
     }
@@ -810,14 +803,14 @@ mod tests {
         assert!(l.has_aqm());
         let t = Time::ZERO;
         assert!(matches!(
-            l.offer(data(0, 1500), t, true),
+            l.offer(&mut data(0, 1500), t, true),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            l.offer(data(1, 1500), t, true),
+            l.offer(&mut data(1, 1500), t, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(2, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters.drops, 1);
         let s = l.aqm_state_at(t).unwrap();
         assert_eq!((s.avg_queue, s.early_drops, s.forced_drops), (1.0, 0, 1));
@@ -839,13 +832,13 @@ mod tests {
         let tx = Time::from_us(12);
         let d = Time::from_ms(10);
         // Idle: served at once, its delivery to schedule, no dequeue event.
-        assert_eq!(l.offer(data(0, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(&mut data(0, 1500), t, true), Offer::Queued);
         assert_eq!(l.take_scheduled(), (Some(t + tx + d), None));
         // Busy: waits; the first waiting packet asks for the dequeue event at
         // the end of the current serialization, the next asks for nothing.
-        assert_eq!(l.offer(data(1, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(&mut data(1, 1500), t, true), Offer::Queued);
         assert_eq!(l.take_scheduled(), (None, Some(t + tx)));
-        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(&mut data(2, 1500), t, true), Offer::Queued);
         assert_eq!(l.take_scheduled(), (None, None));
         assert_eq!((l.qlen(), l.qbytes(), l.waiting()), (2, 3000, 0));
         assert_eq!(l.packets().count(), 3);
@@ -869,9 +862,9 @@ mod tests {
     fn the_dequeue_kind_tail_drops_at_the_buffer_limit() {
         let mut l = codel_link(BufferLimit::Packets(1));
         let t = Time::ZERO;
-        assert_eq!(l.offer(data(0, 1500), t, true), Offer::Queued);
-        assert_eq!(l.offer(data(1, 1500), t, true), Offer::Queued);
-        assert_eq!(l.offer(data(2, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(0, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(&mut data(1, 1500), t, true), Offer::Queued);
+        assert_eq!(l.offer(&mut data(2, 1500), t, true), Offer::Dropped);
         assert_eq!(l.counters_at(t).drops, 1);
     }
 
@@ -895,7 +888,7 @@ mod tests {
         )
         .with_aqm(Some(Discipline::Dequeue(Dequeuer::Codel(codel))));
         for i in 0..300 {
-            l.offer(data(i, 1500), Time::ZERO, true);
+            l.offer(&mut data(i, 1500), Time::ZERO, true);
         }
         let mut now = Time::from_ms(1);
         let mut drops = Vec::new();
@@ -932,9 +925,12 @@ mod tests {
         };
         let t = Time::ZERO;
         for seq in 0..3 {
-            assert!(matches!(l.offer(ect(seq), t, true), Offer::Accepted { .. }));
+            assert!(matches!(
+                l.offer(&mut ect(seq), t, true),
+                Offer::Accepted { .. }
+            ));
         }
-        assert_eq!(l.offer(data(3, 1500), t, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(3, 1500), t, true), Offer::Dropped);
         let marks: Vec<Codepoint> = l.transit.iter().map(|e| e.pkt.ecn.codepoint()).collect();
         assert_eq!(marks, [Codepoint::Ect0, Codepoint::Ect0, Codepoint::Ce]);
         let s = l.aqm_state_at(t).unwrap();
@@ -949,22 +945,20 @@ mod tests {
         // asks for the delivery event, being the only one kept).
         let mut l = link(BufferLimit::Packets(10));
         let t = Time::ZERO;
-        let first = l.offer(data(0, 1500), t, false);
+        let first = l.offer(&mut data(0, 1500), t, false);
         assert_eq!(
             first,
             Offer::Accepted {
                 arrival: Time::from_us(12) + Time::from_ms(10),
-                schedule: false,
-                ce: false
+                schedule: false
             }
         );
         assert_eq!(l.waiting(), 0);
         assert_eq!(
-            l.offer(data(1, 1500), t, true),
+            l.offer(&mut data(1, 1500), t, true),
             Offer::Accepted {
                 arrival: Time::from_us(24) + Time::from_ms(10),
-                schedule: true,
-                ce: false
+                schedule: true
             }
         );
         assert_eq!(l.waiting(), 1);
@@ -986,14 +980,14 @@ mod tests {
         let t2 = Time::from_ms(2);
         let t3 = t2 + Time::from_us(5);
         assert!(matches!(
-            l.offer(data(0, 1500), t1, true),
+            l.offer(&mut data(0, 1500), t1, true),
             Offer::Accepted { .. }
         ));
         assert!(matches!(
-            l.offer(data(1, 1500), t2, true),
+            l.offer(&mut data(1, 1500), t2, true),
             Offer::Accepted { .. }
         ));
-        assert_eq!(l.offer(data(2, 1500), t3, true), Offer::Dropped);
+        assert_eq!(l.offer(&mut data(2, 1500), t3, true), Offer::Dropped);
         // Nothing has happened by 0.5 ms.
         assert_eq!(l.counters_at(Time::from_us(500)), LinkCounters::default());
         // By 1.5 ms the first arrived and departed (at 1.012 ms).

@@ -300,9 +300,27 @@ impl Scoreboard {
     /// Cumulative ACK up to `cum` (exclusive), clamped to `nxt`.
     pub fn ack_to(&mut self, cum: u64, out: &mut Delivered) {
         let cum = cum.min(self.nxt());
+        // Two copies of the loop: a flow without rate samples (every
+        // algorithm but those with `cong_control`) pays nothing for the
+        // snapshot queue.
+        if self.tx.is_some() {
+            self.ack_range::<true>(cum, out);
+        } else {
+            self.ack_range::<false>(cum, out);
+        }
+    }
+
+    /// [`Scoreboard::ack_to`]'s work, `cum <= nxt`; `SAMPLED`: rate
+    /// snapshots are kept (`self.tx` is `Some`) and handed to `out`.
+    #[inline(always)]
+    fn ack_range<const SAMPLED: bool>(&mut self, cum: u64, out: &mut Delivered) {
         while self.una < cum {
             let seg = self.segs.pop_front().expect("outstanding segment");
-            let tx = self.tx.as_mut().and_then(VecDeque::pop_front);
+            let tx = if SAMPLED {
+                self.tx.as_mut().and_then(VecDeque::pop_front)
+            } else {
+                None
+            };
             self.una += 1;
             out.cum_retransmitted |= seg.flags & EVER_RETRANS != 0;
             if seg.flags & SACKED != 0 {

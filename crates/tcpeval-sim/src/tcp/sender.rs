@@ -131,6 +131,10 @@ pub struct Sender {
     ecn: bool,
     /// The next new data packet carries CWR (Linux `TCP_ECN_QUEUE_CWR`).
     queue_cwr: bool,
+    /// `ecn || tcb.pacing`: a packet sent needs [`Sender::send_extras`].
+    /// Set at creation and again in `start`, after the algorithm's `init`
+    /// (which may turn pacing on, as BBR's does; nothing turns it on later).
+    send_extras: bool,
     /// When a finite transfer was fully acknowledged.
     pub completed_at: Option<Time>,
     /// Counters.
@@ -190,6 +194,7 @@ impl Sender {
             started: false,
             ecn,
             queue_cwr: false,
+            send_extras: ecn || cfg.pacing,
             completed_at: None,
             stats: SenderStats::default(),
         }
@@ -215,6 +220,7 @@ impl Sender {
         self.started = true;
         self.tcb.now = now;
         self.cc.init(&mut self.tcb);
+        self.send_extras = self.ecn || self.tcb.pacing;
         if let Some(p) = self.cc.timer_period() {
             self.cc_timer.set(now + p);
         }
@@ -239,13 +245,35 @@ impl Sender {
         self.tcb.snd_nxt = self.sb.nxt();
         self.tcb.packets_in_flight = self.sb.in_flight();
         self.tcb.lost = self.sb.lost_total;
-        self.tcb.delivered_mstamp = self.rate.delivered_at;
-        self.tcb.app_limited = self.rate.app_limited;
+        if self.cc_control {
+            // Only rate samples move these (see `tx_snapshot`); without
+            // them both keep their initial values in `rate` and `tcb`.
+            self.tcb.delivered_mstamp = self.rate.delivered_at;
+            self.tcb.app_limited = self.rate.app_limited;
+        }
     }
 
     /// ECN in use on this flow.
     pub fn ecn(&self) -> bool {
         self.ecn
+    }
+
+    /// Pacing's next departure and the packet's ECN bits, for a flow with
+    /// either (`send_extras`); out of line, so that a flow without them
+    /// pays one check per packet sent.
+    #[cold]
+    #[inline(never)]
+    fn send_extras(&mut self, new_data: bool) -> Ecn {
+        if self.tcb.pacing {
+            self.tcb.next_departure = pacing::next_departure(
+                self.tcb.next_departure,
+                self.tcb.now,
+                self.cfg.packet_size,
+                self.tcb.pacing_rate,
+                self.stats.sent,
+            );
+        }
+        self.data_ecn(new_data)
     }
 
     /// The ECN bits of a data packet (Linux `tcp_ecn_send`): ECT(0) on new
@@ -270,19 +298,14 @@ impl Sender {
     fn emit(&mut self, seq: u64, new_data: bool, out: &mut Vec<Packet>) {
         self.stats.sent += 1;
         self.tcb.last_send = self.tcb.now;
-        if self.tcb.pacing {
-            self.tcb.next_departure = pacing::next_departure(
-                self.tcb.next_departure,
-                self.tcb.now,
-                self.cfg.packet_size,
-                self.tcb.pacing_rate,
-                self.stats.sent,
-            );
-        }
+        let ecn = if self.send_extras {
+            self.send_extras(new_data)
+        } else {
+            Ecn::default()
+        };
         if matches!(self.tcb.ca_state, CaState::Recovery | CaState::Cwr) {
             self.recovery.on_sent();
         }
-        let ecn = self.data_ecn(new_data);
         out.push(Packet {
             flow: self.flow,
             size: self.cfg.packet_size,
@@ -640,8 +663,21 @@ impl Sender {
     /// starts a reduction, and in CWR cwnd follows the recovery rule (Linux
     /// `tcp_cong_control`: `tcp_cwnd_reduction` on an ACK that delivered
     /// data). Returns false outside CWR: the caller then sets Open or
-    /// Disorder and grows the window.
+    /// Disorder and grows the window. Without ECE and outside CWR (every
+    /// ACK of a flow without ECN) that answer is known at once; the rest
+    /// is out of line.
+    #[inline]
     fn cwr_ack(&mut self, newly: u32, ece: bool) -> bool {
+        if !ece && self.tcb.ca_state != CaState::Cwr {
+            return false;
+        }
+        self.cwr_ack_reducing(newly, ece)
+    }
+
+    /// [`Sender::cwr_ack`] with an ECE or in CWR.
+    #[cold]
+    #[inline(never)]
+    fn cwr_ack_reducing(&mut self, newly: u32, ece: bool) -> bool {
         if ece && self.tcb.ca_state != CaState::Cwr {
             self.enter_cwr();
         }

@@ -48,8 +48,11 @@ impl LazyTimer {
 
     /// If a heap event must be pushed to honour the deadline, records it and
     /// returns its `(time, generation)`.
+    /// Called for every timer of a flow after each of its events, so kept
+    /// to one comparison: a stopped timer's deadline is `Time::NEVER`, the
+    /// largest time, which no `scheduled` exceeds.
     pub fn to_schedule(&mut self) -> Option<(Time, u32)> {
-        if self.deadline == Time::NEVER || self.scheduled <= self.deadline {
+        if self.scheduled <= self.deadline {
             return None;
         }
         self.generation = self.generation.wrapping_add(1);
