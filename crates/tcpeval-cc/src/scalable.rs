@@ -25,6 +25,16 @@
 //! paper's legacy window of 16 packets (as recalled; not re-read from the
 //! paper) is not the default: Linux has no such threshold (docs/decisions.md).
 //!
+//! `growth_26` is the 2.6-era `tcp_scalable.c` (2.6.13 to 2.6.22, and
+//! TCP-Linux in ns-2.33-2.35, which carries 2.6.22's): per ACK
+//! `snd_cwnd_cnt++; if snd_cwnd_cnt > min(snd_cwnd, AI_CNT) { snd_cwnd++;
+//! snd_cwnd_cnt = 0 }`, i.e. one packet per `min(cwnd, ai_cnt) + 1` ACKs at
+//! every window: with AI_CNT = 50 the window grows about 2 % per RTT when
+//! each packet is ACKed and about 1 % under delayed ACKs ("We use 50 instead
+//! of 100 to account for delayed ack", the file's comment). `a` is unused
+//! there: `ai_cnt` sets both the legacy window and the increase; the window
+//! is the kernel's integer one whatever `growth` says.
+//!
 //! `legacy_decrease` extends the legacy window to the decrease, as Kelly
 //! defines it (traditional TCP's whole update below the legacy window): a
 //! loss at or below `ai_cnt` halves cwnd. Off by default (Linux cuts 1/8 at
@@ -35,7 +45,9 @@
 //! per-ACK mode (acked = 1 per ACK) halves the per-RTT growth under delayed
 //! ACKs exactly as 2.6-era kernels did.
 
-use crate::common::{additive_increase, floor_product, slow_start_then, GrowthMode};
+use crate::common::{
+    additive_increase, additive_increase_26, floor_product, slow_start_then, GrowthMode,
+};
 use crate::params::params;
 use crate::{AckInfo, CongestionControl, NamedAlgorithm, Tcb};
 
@@ -59,6 +71,11 @@ params! {
         legacy_decrease: bool = false, unchecked("true or false"),
             unit "",
             source "Kelly, CCR 2003: traditional TCP's window update below the legacy window; Linux tcp_scalable.c has none (false)";
+        /// 2.6-era increase: one packet per min(cwnd, ai_cnt) + 1 ACKs at every
+        /// window on the integer window (`a` unused; takes precedence over `growth`).
+        growth_26: bool = false, unchecked("true or false"),
+            unit "",
+            source "Linux 2.6.13-2.6.22 tcp_scalable.c tcp_scalable_cong_avoid: snd_cwnd_cnt > min(snd_cwnd, TCP_SCALABLE_AI_CNT)";
         /// Window arithmetic: "linux" (integer cwnd plus a counter) or "float" (the paper's
         /// rule).
         growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
@@ -95,9 +112,10 @@ impl CongestionControl for Scalable {
         } else {
             p.b
         };
-        match p.growth {
-            GrowthMode::Linux => (tcb.cwnd - floor_product(tcb.cwnd, cut)).max(2.0),
-            GrowthMode::Float => (tcb.cwnd * (1.0 - cut)).max(2.0),
+        if p.growth == GrowthMode::Linux || p.growth_26 {
+            (tcb.cwnd - floor_product(tcb.cwnd, cut)).max(2.0)
+        } else {
+            (tcb.cwnd * (1.0 - cut)).max(2.0)
         }
     }
 
@@ -107,6 +125,10 @@ impl CongestionControl for Scalable {
             return;
         }
         let p = &self.params;
+        if p.growth_26 {
+            additive_increase_26(tcb, tcb.cwnd.min(f64::from(p.ai_cnt)), acked);
+            return;
+        }
         let legacy = tcb.cwnd <= f64::from(p.ai_cnt);
         match p.growth {
             GrowthMode::Linux => {
@@ -247,6 +269,64 @@ mod tests {
         h.fast_loss();
         // 37 - floor(4.625)
         assert_eq!(h.tcb.ssthresh, 33.0);
+    }
+
+    #[test]
+    fn growth_26_adds_one_packet_per_min_cwnd_ai_cnt_plus_one_acks() {
+        // Linux 2.6.22 tcp_scalable_cong_avoid, per ACK: snd_cwnd_cnt++; if
+        // snd_cwnd_cnt > min(snd_cwnd, 50) { snd_cwnd++; snd_cwnd_cnt = 0 }.
+        let cc = || {
+            Scalable::new(ScalableParams {
+                ai_cnt: 50,
+                growth_26: true,
+                ..ScalableParams::default()
+            })
+        };
+        // Above the legacy window: one packet per 51 ACKs. 1000 per-packet
+        // ACKs: 19 increments (19 x 51 = 969), 31 ACKs carried.
+        let mut h = Harness::new(cc(), 1000.0, 10.0)
+            .with_rtt(Time::from_ms(100))
+            .with_per_ack_counting();
+        h.round();
+        assert_eq!(h.tcb.cwnd, 1019.0);
+        assert_eq!(h.tcb.cwnd_cnt, 31);
+        // At or below it: one per cwnd + 1 ACKs (30 packets: 31 ACKs per
+        // increment, so one round of 30 ACKs adds nothing, the next adds one).
+        let mut h = Harness::new(cc(), 30.0, 10.0)
+            .with_rtt(Time::from_ms(100))
+            .with_per_ack_counting();
+        h.round();
+        assert_eq!(h.tcb.cwnd, 30.0);
+        h.round();
+        assert_eq!(h.tcb.cwnd, 31.0);
+        // `a` plays no part: a = 0.5 gives the same window.
+        let mut h = Harness::new(
+            Scalable::new(ScalableParams {
+                a: 0.5,
+                ai_cnt: 50,
+                growth_26: true,
+                ..ScalableParams::default()
+            }),
+            1000.0,
+            10.0,
+        )
+        .with_rtt(Time::from_ms(100))
+        .with_per_ack_counting();
+        h.round();
+        assert_eq!(h.tcb.cwnd, 1019.0);
+        // The decrease is the kernel's integer one even with growth = "float".
+        let mut h = Harness::new(
+            Scalable::new(ScalableParams {
+                ai_cnt: 50,
+                growth_26: true,
+                growth: GrowthMode::Float,
+                ..ScalableParams::default()
+            }),
+            1001.0,
+            10.0,
+        );
+        h.fast_loss();
+        assert_eq!(h.tcb.ssthresh, 876.0);
     }
 
     #[test]

@@ -111,7 +111,7 @@ const LINUX_26_SENDER: [Setting; 7] = [
 
 /// Congestion-module parameters common to Linux 2.6.13 and 2.6.16 where
 /// they differ from today's.
-const LINUX_26_MODULES: [Setting; 17] = [
+const LINUX_26_MODULES: [Setting; 18] = [
     json(
         "bic.initial_ssthresh",
         "100",
@@ -190,6 +190,12 @@ const LINUX_26_MODULES: [Setting; 17] = [
         "Linux 2.6 tcp_scalable.c TCP_SCALABLE_AI_CNT = 50 (read in 2.6.18)",
     ),
     json(
+        "scalable.growth_26",
+        "true",
+        "Linux 2.6 tcp_scalable.c tcp_scalable_cong_avoid: snd_cwnd_cnt > min(snd_cwnd, \
+         TCP_SCALABLE_AI_CNT) adds a packet, one per min(cwnd, 50) + 1 ACKs (read in 2.6.18)",
+    ),
+    json(
         "vegas.alpha",
         "1",
         "Linux 2.6 tcp_vegas.c alpha = 1 packet (read in 2.6.18; 2 by 2.6.22)",
@@ -207,9 +213,9 @@ const LINUX_2613_ONLY: [Setting; 1] = [json(
     "Linux 2.6.13 tcp_bic.c max_increment = 32 (16 from the 2.6.14.1 stable fix on)",
 )];
 
-const LINUX_26: [Setting; 24] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULES);
-const LINUX_2613: [Setting; 25] = concat_settings(LINUX_26, LINUX_2613_ONLY);
-const LINUX_2616: [Setting; 24] = LINUX_26;
+const LINUX_26: [Setting; 25] = concat_settings(LINUX_26_SENDER, LINUX_26_MODULES);
+const LINUX_2613: [Setting; 26] = concat_settings(LINUX_26, LINUX_2613_ONLY);
+const LINUX_2616: [Setting; 25] = LINUX_26;
 
 /// What every ns-2 agent here shares: its initial window, RTO and receiver.
 const NS2_AGENT: [Setting; 3] = [
@@ -308,7 +314,7 @@ const NS2_OWN: [Setting; 16] = [
 
 /// TCP-Linux in ns-2.33 - 2.35 (Agent/TCP/Linux, D. X. Wei): Linux 2.6.22.6
 /// congestion modules behind ns-2's sender, with an Agent/TCPSink/Sack1.
-const NS2_TCP_LINUX_OWN: [Setting; 18] = [
+const NS2_TCP_LINUX_OWN: [Setting; 19] = [
     json(
         "tcp.recovery",
         r#""rate_halving""#,
@@ -393,10 +399,16 @@ const NS2_TCP_LINUX_OWN: [Setting; 18] = [
         "50",
         "TCP-Linux src/tcp_scalable.c (2.6.22.6): TCP_SCALABLE_AI_CNT = 50",
     ),
+    json(
+        "scalable.growth_26",
+        "true",
+        "TCP-Linux src/tcp_scalable.c (2.6.22.6): snd_cwnd_cnt > min(snd_cwnd, \
+         TCP_SCALABLE_AI_CNT) adds a packet, one per min(cwnd, 50) + 1 ACKs",
+    ),
 ];
 
 const NS2: [Setting; 19] = concat_settings(NS2_AGENT, NS2_OWN);
-const NS2_TCP_LINUX: [Setting; 21] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
+const NS2_TCP_LINUX: [Setting; 22] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
 
 const fn concat_settings<const A: usize, const B: usize, const N: usize>(
     a: [Setting; A],
@@ -634,6 +646,12 @@ mod tests {
         };
         assert_eq!(c, expected);
         assert_eq!(Platform::Ns2TcpLinux.params("scalable")["ai_cnt"], 50);
+        // 2.6.22's tcp_scalable.c: one packet per min(cwnd, 50) + 1 ACKs.
+        assert_eq!(Platform::Ns2TcpLinux.params("scalable")["growth_26"], true);
+        for p in [Platform::Linux2613, Platform::Linux2616] {
+            assert_eq!(p.params("scalable")["growth_26"], true, "{p:?}");
+        }
+        assert!(Platform::Ns2.params("scalable").get("growth_26").is_none());
     }
 
     #[test]
