@@ -165,9 +165,9 @@ class Dumbbell:
                 offloads_with_ns += [
                     (ns, o) for o in json.loads(_core.testbed_set_offloads(ns, [d], (ns, d) in napi))
                 ]
-        role = {ns: r for r, ns in zip(ROLES, (left, router, wire, right), strict=True)}
+        role_of = {ns: r for r, ns in zip(ROLES, (left, router, wire, right), strict=True)}
         self.facts["offloads_still_on"] = [
-            f"{role[ns]}:{o['ifname']}:{o['feature']}"
+            f"{role_of[ns]}:{o['ifname']}:{o['feature']}"
             for ns, o in offloads_with_ns
             if o["on"] and not o["wanted"]
         ]
@@ -179,7 +179,7 @@ class Dumbbell:
                 raise TestbedError(
                     f"{ns}: GRO cannot be turned on on {dev}, so its veth has no NAPI to thread"
                 )
-            self.facts["napi"].append(threaded_napi(ns, dev, self.napi_priority) | {"netns": role[ns]})
+            self.facts["napi"].append(threaded_napi(ns, dev, self.napi_priority) | {"netns": role_of[ns]})
         self._bottleneck_qdisc(router, "right0", self.bottleneck)
         self._bottleneck_qdisc(router, "left0", self.reverse_bottleneck or self.bottleneck)
 
