@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from tcpeval.testbed.run import run_linux
+from tcpeval.testbed.rxpath import NAPI_PRIORITY, RX_PATHS
 
 RTT_MS = 100.0
 
 
-def one(rate_mbps: float, duration_s: float) -> dict[str, float]:
+def one(rate_mbps: float, duration_s: float, rx_path: str, napi_priority: int | None) -> dict[str, Any]:
     sc = {
         "name": f"delay-line-{rate_mbps:g}",
         "duration_s": duration_s,
@@ -29,7 +31,7 @@ def one(rate_mbps: float, duration_s: float) -> dict[str, float]:
         "flows": [{"algorithm": "cubic", "rtt_ms": RTT_MS}],
         "probes": {"flow_period_ms": 100, "queue_period_ms": 100},
     }
-    r = run_linux(sc, progress=False)
+    r = run_linux(sc, progress=False, rx_path=rx_path, napi_priority=napi_priority)
     q = r.queue_series[r.queue_series["link"] == 0]
     half = q[q["time"] >= duration_s / 2]
     span = float(half["time"].iloc[-1] - half["time"].iloc[0])
@@ -59,11 +61,16 @@ def main() -> None:
         action="store_true",
         help="also print each delay-line direction's round statistics (where the time goes)",
     )
+    ap.add_argument("--rx-path", choices=RX_PATHS, default=RX_PATHS[0],
+                    help="where the delay line's receiving side runs (default: %(default)s)")  # fmt: skip
+    ap.add_argument("--napi-priority", type=int, default=NAPI_PRIORITY,
+                    help="SCHED_FIFO priority of the NAPI threads, 0 = the kernel's default policy")  # fmt: skip
     a = ap.parse_args()
+    print(f"rx path {a.rx_path}, NAPI priority {a.napi_priority or 'default'}", flush=True)
     print(f"{'Mbit/s':>7} {'departed':>9} {'p50 us':>7} {'p99 us':>7} {'max us':>8} {'frames/s':>9} "
           f"{'sockdrop':>8} {'cpu':>5} {'load1':>6} holds")  # fmt: skip
     for rate in a.rates:
-        x = one(rate, a.duration)
+        x = one(rate, a.duration, a.rx_path, a.napi_priority or None)
         holds = x["departures"] >= 0.95 * rate and x["p99"] < 500 and x["socket_drops"] == 0
         print(
             f"{rate:>7g} {x['departures']:>9.1f} {x['p50']:>7.0f} {x['p99']:>7.0f} {x['max']:>8.0f} "

@@ -209,6 +209,54 @@ def test_random_loss_and_a_reverse_flow() -> None:
     assert rev.backend["flow_errors"] == []
     assert int(rev.flows.loc[0, "delivered_bytes"]) * 8 / 3.0 > 0.3 * RATE_MBPS * 1e6
     assert int(rev.links.loc[1, "bytes_departed"]) > 10 * int(rev.links.loc[0, "bytes_departed"])
+    # The reverse data enters the router on right0, whose GRO is on (for its
+    # NAPI thread) but must merge nothing: R2->R1 still serves whole frames.
+    assert int(rev.links.loc[1, "bytes_departed"]) <= 1514 * int(rev.links.loc[1, "departures"])
+
+
+@needs_testbed
+def test_napi_threads_belong_to_the_run_and_end_with_it() -> None:
+    """The veths the delay line sends into get a real-time NAPI thread
+    whose GRO merges nothing; the threads go when the namespaces go, and
+    the softirq path sets none."""
+    from tcpeval.testbed import iproute
+    from tcpeval.testbed.dumbbell import Bottleneck, Dumbbell
+    from tcpeval.testbed.rxpath import NAPI_PRIORITY, napi_threads
+
+    with Dumbbell(hosts=1, bottleneck=Bottleneck(rate_bps=1e7, buffer_pkts=10)) as d:
+        napi = d.facts["napi"]
+        assert [(n["netns"], n["dev"]) for n in napi] == [("router", "right0"), ("right", "eth0")]
+        assert d.facts["offloads_still_on"] == []
+        pids = []
+        for n, role in zip(napi, ("router", "right"), strict=True):
+            (t,) = n["napi_threads"]
+            assert napi_threads(n["dev"])[t["pid"]] == t["name"]
+            assert os.sched_getscheduler(t["pid"]) == os.SCHED_FIFO
+            assert os.sched_getparam(t["pid"]).sched_priority == NAPI_PRIORITY
+            out = iproute.run(
+                ["ip", "netns", "exec", d.ns(role), "cat", f"/sys/class/net/{n['dev']}/threaded"]
+            )
+            assert out.strip() == "1"
+            assert "gro_max_size 0 " in iproute.ip(d.ns(role), "-d", "link", "show", n["dev"])
+            pids.append(t["pid"])
+    deadline = time.monotonic() + 5
+    while any(Path(f"/proc/{p}").exists() for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{p}").exists() for p in pids), "a NAPI thread outlived its run"
+
+    with Dumbbell(hosts=1, bottleneck=Bottleneck(rate_bps=1e7, buffer_pkts=10), rx_path="softirq") as d:
+        assert d.facts["napi"] == [] and d.facts["rx_path"] == "softirq"
+        out = iproute.run(["ip", "netns", "exec", d.ns("router"), "cat", "/sys/class/net/right0/threaded"])
+        assert out.strip() == "0"
+
+
+def test_an_unknown_receive_path_is_refused_before_anything_is_built() -> None:
+    from tcpeval.testbed.dumbbell import Bottleneck, Dumbbell
+
+    d = Dumbbell(hosts=1, bottleneck=Bottleneck(rate_bps=1e7, buffer_pkts=10), rx_path="busy-poll")
+    with pytest.raises(TestbedError, match="unknown receive path 'busy-poll'; one of napi-threads, softirq"):
+        d.__enter__()
+    assert d._made == []
 
 
 @needs_testbed

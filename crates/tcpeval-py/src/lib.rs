@@ -324,7 +324,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(target_os = "linux")]
     {
         m.add_class::<testbed::TestbedRun>()?;
-        m.add_function(wrap_pyfunction!(testbed::testbed_disable_offloads, m)?)?;
+        m.add_function(wrap_pyfunction!(testbed::testbed_set_offloads, m)?)?;
     }
     m.add("ScenarioError", m.py().get_type::<ScenarioError_>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

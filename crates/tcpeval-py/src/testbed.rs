@@ -62,13 +62,16 @@ impl TestbedRun {
     }
 }
 
-/// Turns the offloads of `ifnames` in namespace `netns` off; JSON list of
-/// (ifname, feature, on) after the attempt.
+/// Turns the offloads of `ifnames` in namespace `netns` off (GRO on
+/// instead if `gro`); JSON list of (ifname, feature, on, wanted) after the
+/// attempt.
 #[pyfunction]
-pub fn testbed_disable_offloads(
+#[pyo3(signature = (netns_name, ifnames, gro = false))]
+pub fn testbed_set_offloads(
     py: Python<'_>,
     netns_name: &str,
     ifnames: Vec<String>,
+    gro: bool,
 ) -> PyResult<String> {
     let ns = netns_name.to_owned();
     let states = py
@@ -76,7 +79,7 @@ pub fn testbed_disable_offloads(
             netns::run_in(&ns, move || {
                 let mut all = Vec::new();
                 for i in &ifnames {
-                    all.extend(offload::disable(i)?);
+                    all.extend(offload::set(i, gro)?);
                 }
                 Ok(all)
             })

@@ -8,6 +8,11 @@
 //! socket would arrive with a partial (wrong) checksum. Segmentation and
 //! checksums are then done in software by the sending stack, one MSS per
 //! frame, as on the simulator's links.
+//!
+//! GRO is the exception that may be asked for ([`set`] with `gro`): a veth
+//! runs its receive side through NAPI (and so can hand it to a NAPI
+//! thread) only while GRO is on. The caller then keeps GRO from merging
+//! anything with `gro_max_size 0` (rtnetlink), so frames stay one MSS.
 
 use std::os::fd::AsRawFd;
 
@@ -70,15 +75,20 @@ struct IfreqData {
     _pad: [u8; 16],
 }
 
-/// One offload's state after [`disable`].
+/// `generic-receive-offload`'s place in [`FEATURES`].
+const GRO: usize = 2;
+
+/// One offload's state after [`set`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OffloadState {
     /// Interface.
     pub ifname: String,
     /// Feature name (`ethtool -k`).
     pub feature: &'static str,
-    /// Still on after the attempt to turn it off.
+    /// On after the attempt to set it.
     pub on: bool,
+    /// What it was set to.
+    pub wanted: bool,
 }
 
 fn ioctl(fd: i32, ifname: &str, cmd: u32, data: u32) -> std::result::Result<u32, std::io::Error> {
@@ -103,9 +113,10 @@ fn ioctl(fd: i32, ifname: &str, cmd: u32, data: u32) -> std::result::Result<u32,
 }
 
 /// Turns every offload of [`FEATURES`] off on `ifname` (in the calling
-/// thread's namespace) and reports what each is afterwards. An offload the
-/// driver cannot change is reported as still on, not an error.
-pub fn disable(ifname: &str) -> Result<Vec<OffloadState>> {
+/// thread's namespace), except GRO, which is turned on if `gro`, and
+/// reports what each is afterwards. An offload the driver cannot change is
+/// reported as it is (`on != wanted`), not an error.
+pub fn set(ifname: &str, gro: bool) -> Result<Vec<OffloadState>> {
     if ifname.len() >= libc::IFNAMSIZ {
         return Err(Error(format!(
             "interface name {ifname:?} is longer than {} bytes",
@@ -115,14 +126,16 @@ pub fn disable(ifname: &str) -> Result<Vec<OffloadState>> {
     let sock = sys::socket(libc::AF_INET, libc::SOCK_DGRAM, 0, "ethtool ioctls")?;
     let fd = sock.as_raw_fd();
     let mut out = Vec::new();
-    for f in &FEATURES {
-        let _ = ioctl(fd, ifname, f.set, 0);
+    for (k, f) in FEATURES.iter().enumerate() {
+        let wanted = k == GRO && gro;
+        let _ = ioctl(fd, ifname, f.set, u32::from(wanted));
         let on = ioctl(fd, ifname, f.get, 0)
             .map_err(|e| Error(format!("{ifname}: reading {}: {e}", f.name)))?;
         out.push(OffloadState {
             ifname: ifname.to_owned(),
             feature: f.name,
             on: on != 0,
+            wanted,
         });
     }
     Ok(out)

@@ -14,7 +14,7 @@
   hosts: ``tcp_no_metrics_save=1`` (no cached ssthresh between flows) and
   ``tcp_rmem``/``tcp_wmem`` maxima above the path's BDP plus buffer;
   every veth: TSO, GSO, GRO, scatter-gather and transmit checksumming off
-  (``tcpeval._core.testbed_disable_offloads``).
+  (``tcpeval._core.testbed_set_offloads``).
 
 Entering the context builds it (after removing dead runs' namespaces);
 leaving it, by any path, deletes it. Without the privileges nothing is
@@ -33,6 +33,7 @@ from tcpeval.testbed import iproute
 from tcpeval.testbed.cleanup import cleanup_stale, remove_namespace
 from tcpeval.testbed.host import TestbedError, check_can_run
 from tcpeval.testbed.names import RunLock, new_prefix
+from tcpeval.testbed.rxpath import NAPI_PRIORITY, check_rx_path, threaded_napi
 
 ROLES = ("left", "router", "wire", "right")
 LEFT_ADDR = "10.0.1.2"
@@ -66,6 +67,10 @@ class Dumbbell:
     #: R2->R1, when it differs (a BDP buffer follows the flows crossing each direction).
     reverse_bottleneck: Bottleneck | None = None
     tcp_mem_bytes: int = MIN_TCP_MEM
+    #: Where the delay line's receiving side runs (:data:`~tcpeval.testbed.rxpath.RX_PATHS`).
+    rx_path: str = "napi-threads"
+    #: SCHED_FIFO priority of the NAPI threads (None: the kernel's default policy).
+    napi_priority: int | None = NAPI_PRIORITY
     prefix: str = field(default_factory=new_prefix)
     facts: dict[str, Any] = field(default_factory=dict)
     _lock: RunLock | None = None
@@ -83,6 +88,7 @@ class Dumbbell:
     def __enter__(self) -> Dumbbell:
         if not 1 <= self.hosts <= MAX_ADDRS:
             raise TestbedError(f"the testbed dumbbell takes 1 to {MAX_ADDRS} flows, not {self.hosts}")
+        check_rx_path(self.rx_path)
         check_can_run()
         self.facts["stale_namespaces_removed"] = cleanup_stale()
         self._lock = RunLock(self.prefix)
@@ -146,15 +152,34 @@ class Dumbbell:
             iproute.sysctl(ns, host_sysctls)
         iproute.sysctl(router, {"net.ipv4.ip_forward": "1"})
         self.facts["sysctls"] = dict(host_sysctls)
-        offloads = []
+        # The veths the delay line sends into: their receive side gets a NAPI thread.
+        napi = [(router, "right0"), (right, "eth0")] if self.rx_path == "napi-threads" else []
+        offloads_with_ns: list[tuple[str, dict[str, Any]]] = []
         for ns, devs in (
             (left, ["eth0"]),
             (router, ["left0", "right0"]),
             (wire, ["wr", "wh"]),
             (right, ["eth0"]),
         ):
-            offloads += json.loads(_core.testbed_disable_offloads(ns, devs))
-        self.facts["offloads_still_on"] = [f"{o['ifname']}:{o['feature']}" for o in offloads if o["on"]]
+            for d in devs:
+                offloads_with_ns += [
+                    (ns, o) for o in json.loads(_core.testbed_set_offloads(ns, [d], (ns, d) in napi))
+                ]
+        role_of = {ns: r for r, ns in zip(ROLES, (left, router, wire, right), strict=True)}
+        self.facts["offloads_still_on"] = [
+            f"{role_of[ns]}:{o['ifname']}:{o['feature']}"
+            for ns, o in offloads_with_ns
+            if o["on"] and not o["wanted"]
+        ]
+        self.facts["rx_path"] = self.rx_path
+        self.facts["napi"] = []
+        for ns, dev in napi:
+            gro = [o for n, o in offloads_with_ns if n == ns and o["ifname"] == dev and o["wanted"]]
+            if not all(o["on"] for o in gro):
+                raise TestbedError(
+                    f"{ns}: GRO cannot be turned on on {dev}, so its veth has no NAPI to thread"
+                )
+            self.facts["napi"].append(threaded_napi(ns, dev, self.napi_priority) | {"netns": role_of[ns]})
         self._bottleneck_qdisc(router, "right0", self.bottleneck)
         self._bottleneck_qdisc(router, "left0", self.reverse_bottleneck or self.bottleneck)
 

@@ -44,6 +44,7 @@ from tcpeval.scenario import Scenario, load_scenario
 from tcpeval.testbed import host
 from tcpeval.testbed.dumbbell import Dumbbell
 from tcpeval.testbed.plan import Plan, plan
+from tcpeval.testbed.rxpath import NAPI_PRIORITY
 
 #: Wait step while the run proceeds, s (how soon Ctrl-C is acted on).
 WAIT_STEP_S = 0.2
@@ -88,9 +89,17 @@ def refusal(scenario: Mapping[str, Any] | Scenario) -> str | None:
 
 
 def run_linux(
-    scenario: str | Path | Mapping[str, Any] | Scenario, *, progress: bool | None = None
+    scenario: str | Path | Mapping[str, Any] | Scenario,
+    *,
+    progress: bool | None = None,
+    rx_path: str = "napi-threads",
+    napi_priority: int | None = NAPI_PRIORITY,
 ) -> RunResult:
     """Runs ``scenario`` on this host's kernel in real time (root needed).
+
+    ``rx_path`` and ``napi_priority``: where the delay line's receiving side
+    runs (:mod:`~tcpeval.testbed.rxpath`; the default is what the testbed is
+    measured with, the others are for measuring against it).
 
     Raises :class:`~tcpeval.errors.ScenarioError` for a scenario the testbed
     cannot run (naming the field) and :class:`TestbedError` when this host
@@ -109,6 +118,8 @@ def run_linux(
             bottleneck=p.bottleneck,
             reverse_bottleneck=p.reverse_bottleneck,
             tcp_mem_bytes=p.tcp_mem_bytes(),
+            rx_path=rx_path,
+            napi_priority=napi_priority,
         ) as d,
     ):
         busy0, total0 = host.cpu_times()
