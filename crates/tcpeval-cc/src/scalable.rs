@@ -20,8 +20,10 @@
 //! `TCP_SCALABLE_AI_CNT` 100 and `TCP_SCALABLE_MD_SCALE` 3, read from the
 //! kernel source). The legacy window is Linux's AI_CNT = 100 (modern kernels,
 //! per-packet counting). 2.6.x kernels used 50 with per-ACK counting (as do
-//! ns-3 `AIFactor` and ns-2 TCP-Linux); to replicate them set `ai_cnt = 50`
-//! and `a = 0.02` and run the sender in per-ACK mode with delayed ACKs. The
+//! ns-3 `AIFactor` and ns-2 TCP-Linux); to replicate them exactly set
+//! `ai_cnt = 50` with `growth_26` (below) and run the sender in per-ACK mode,
+//! as the linux-2.6 and ns2-tcp-linux presets do (`ai_cnt = 50` with
+//! `a = 0.02` comes within one ACK per increment of it). The
 //! paper's legacy window of 16 packets (as recalled; not re-read from the
 //! paper) is not the default: Linux has no such threshold (docs/decisions.md).
 //!
