@@ -22,7 +22,9 @@
 //!     d3_fraction * dm`, linear in between.
 //!
 //! Increase: `cwnd += alpha / cwnd` per packet acked (slow start as usual).
-//! Loss: `ssthresh = max(cwnd - beta * cwnd, 2)`. On an RTO (`set_state(Loss)`)
+//! Loss: `ssthresh = max(cwnd - beta * cwnd, 2)`; with `ssthresh_26`, the
+//! rule of the module as first merged (2.6.22, and so ns-2's TCP-Linux),
+//! `max(beta * cwnd, 2)`. On an RTO (`set_state(Loss)`)
 //! alpha, beta and the counters are reset to the Reno values.
 //!
 //! The per-RTT update runs only in the Open state (RTT samples around a loss
@@ -109,6 +111,13 @@ params! {
         base_rtt_max_age: f64 = 0.0, closed(0.0, 1e6),
             unit "s",
             source "Linux net/ipv4/tcp_illinois.c (base_rtt never aged): 0";
+        /// 2.6.22's decrease: the window is cut *to* beta times itself, not *by*
+        /// it (`ssthresh = max(cwnd beta, 2)`), so a low-delay loss (beta = 1/8)
+        /// leaves an eighth of the window; equal to today's rule only at beta = 1/2.
+        ssthresh_26: bool = false, unchecked("true or false"),
+            unit "",
+            source "Linux 2.6.22 tcp_illinois.c tcp_illinois_ssthresh (read in TCP-Linux src/tcp_illinois.c, \
+                    2.6.22.6): max((snd_cwnd * beta) >> BETA_SHIFT, 2); today's subtracts that from snd_cwnd";
         /// Arithmetic: "linux" (alpha in 1/128, beta in 1/64 fixed point, RTTs in us, integer
         /// cwnd) or "float".
         growth: GrowthMode = GrowthMode::Linux, unchecked("one of the names in the doc; serde rejects others"),
@@ -321,14 +330,20 @@ impl CongestionControl for Illinois {
     }
 
     fn ssthresh(&mut self, tcb: &Tcb) -> f64 {
-        match self.params.growth {
+        let kept = match self.params.growth {
             GrowthMode::Linux => {
                 let w = tcb.cwnd_pkts() as u64;
                 let cut = (w * fixed(self.beta, BETA_SCALE)) >> BETA_SHIFT;
-                ((w - cut) as f64).max(2.0)
+                if self.params.ssthresh_26 {
+                    cut as f64
+                } else {
+                    (w - cut) as f64
+                }
             }
-            GrowthMode::Float => (tcb.cwnd * (1.0 - self.beta)).max(2.0),
-        }
+            GrowthMode::Float if self.params.ssthresh_26 => tcb.cwnd * self.beta,
+            GrowthMode::Float => tcb.cwnd * (1.0 - self.beta),
+        };
+        kept.max(2.0)
     }
 
     fn pkts_acked(&mut self, tcb: &Tcb, sample: &AckSample) {
@@ -441,7 +456,12 @@ mod tests {
     /// sample (dm = 100 ms over the 100 ms base) and whose last two rounds
     /// had RTT `rtt` (so the last update saw only `rtt` samples).
     fn after_delay(rtt: Time) -> Harness<Illinois> {
-        let mut h = Harness::new(illinois(), 100.0, 50.0);
+        after_delay_with(IllinoisParams::default(), rtt)
+    }
+
+    /// Rounds at 100 ms, one at 200 ms (so dm = 100 ms), then two at `rtt`.
+    fn after_delay_with(p: IllinoisParams, rtt: Time) -> Harness<Illinois> {
+        let mut h = Harness::new(Illinois::new(p), 100.0, 50.0);
         play_round(&mut h, 100, BASE);
         play_round(&mut h, 100, BASE);
         play_round(&mut h, 100, Time::from_ms(200));
@@ -601,6 +621,40 @@ mod tests {
         let w = h.tcb.cwnd;
         h.fast_loss();
         assert_eq!(h.tcb.cwnd, w - (w / 2.0).floor());
+    }
+
+    #[test]
+    fn ssthresh_26_cuts_to_beta_not_by_beta() {
+        // Linux 2.6.22 tcp_illinois_ssthresh (TCP-Linux src/tcp_illinois.c,
+        // 2.6.22.6): ssthresh = max((cwnd * beta) >> 6, 2). At low delay
+        // (beta = 8/64) a window of 100 keeps floor(100 * 8 / 64) = 12; at
+        // high delay (beta = 32/64) it keeps 50, today's value too.
+        let p26 = || IllinoisParams {
+            ssthresh_26: true,
+            ..IllinoisParams::default()
+        };
+        let mut h = after_delay_with(p26(), BASE);
+        assert_eq!(h.cc.beta(), 0.125);
+        h.tcb.cwnd = 100.0;
+        assert_eq!(h.cc.ssthresh(&h.tcb), 12.0);
+        let mut h = after_delay_with(p26(), Time::from_ms(190));
+        assert_eq!(h.cc.beta(), 0.5);
+        h.tcb.cwnd = 100.0;
+        assert_eq!(h.cc.ssthresh(&h.tcb), 50.0);
+        // The floor of 2 packets still holds: 15 * 8 / 64 = 1.
+        let mut h = after_delay_with(p26(), BASE);
+        h.tcb.cwnd = 15.0;
+        assert_eq!(h.cc.ssthresh(&h.tcb), 2.0);
+        // Float arithmetic: 0.125 * 100 exactly.
+        let mut h = after_delay_with(
+            IllinoisParams {
+                growth: GrowthMode::Float,
+                ..p26()
+            },
+            BASE,
+        );
+        h.tcb.cwnd = 100.0;
+        assert_eq!(h.cc.ssthresh(&h.tcb), 100.0 * h.cc.beta());
     }
 
     #[test]

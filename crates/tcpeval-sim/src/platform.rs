@@ -314,7 +314,7 @@ const NS2_OWN: [Setting; 16] = [
 
 /// TCP-Linux in ns-2.33 - 2.35 (Agent/TCP/Linux, D. X. Wei): Linux 2.6.22.6
 /// congestion modules behind ns-2's sender, with an Agent/TCPSink/Sack1.
-const NS2_TCP_LINUX_OWN: [Setting; 19] = [
+const NS2_TCP_LINUX_OWN: [Setting; 20] = [
     json(
         "tcp.recovery",
         r#""rate_halving""#,
@@ -405,10 +405,16 @@ const NS2_TCP_LINUX_OWN: [Setting; 19] = [
         "TCP-Linux src/tcp_scalable.c (2.6.22.6): snd_cwnd_cnt > min(snd_cwnd, \
          TCP_SCALABLE_AI_CNT) adds a packet, one per min(cwnd, 50) + 1 ACKs",
     ),
+    json(
+        "illinois.ssthresh_26",
+        "true",
+        "TCP-Linux src/tcp_illinois.c (2.6.22.6) tcp_illinois_ssthresh: \
+         max((snd_cwnd * beta) >> BETA_SHIFT, 2), the window cut to beta (today: by beta)",
+    ),
 ];
 
 const NS2: [Setting; 19] = concat_settings(NS2_AGENT, NS2_OWN);
-const NS2_TCP_LINUX: [Setting; 22] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
+const NS2_TCP_LINUX: [Setting; 23] = concat_settings(NS2_AGENT, NS2_TCP_LINUX_OWN);
 
 const fn concat_settings<const A: usize, const B: usize, const N: usize>(
     a: [Setting; A],
@@ -652,6 +658,12 @@ mod tests {
             assert_eq!(p.params("scalable")["growth_26"], true, "{p:?}");
         }
         assert!(Platform::Ns2.params("scalable").get("growth_26").is_none());
+        // 2.6.22's tcp_illinois_ssthresh keeps beta * cwnd; Illinois is not in
+        // the 2.6.13 / 2.6.16 kernels, so only TCP-Linux sets it.
+        assert_eq!(Platform::Ns2TcpLinux.params("illinois")["ssthresh_26"], true);
+        for p in [Platform::Linux, Platform::Linux2613, Platform::Linux2616, Platform::Ns2] {
+            assert!(p.params("illinois").get("ssthresh_26").is_none(), "{p:?}");
+        }
     }
 
     #[test]
