@@ -128,6 +128,7 @@ def estimate(data: Mapping[str, Any]) -> Estimate:
         parts[f"flows[{i}].count"] = _bytes(n * BYTES_PER_FLOW)
     traffic = _dict(data.get("traffic"))
     classes = float(len(_list(data.get("flows"))))
+    entry_classes = classes
     for kind in ("web", "bulk", "udp"):
         for i, g in enumerate(_list(traffic.get(kind))):
             g = _dict(g)
@@ -141,7 +142,10 @@ def estimate(data: Mapping[str, Any]) -> Estimate:
     probes = _dict(data.get("probes"))
     flow_period = _num(probes.get("flow_period_ms"), DEFAULT_PERIOD_MS)
     queue_period = _num(probes.get("queue_period_ms"), DEFAULT_PERIOD_MS)
-    class_period = _num(probes.get("class_period_ms"), flow_period)
+    # The engine's Probes::class_period: unset, the class series follows the
+    # flow period only when there is generated traffic.
+    generated = classes > entry_classes
+    class_period = _num(probes.get("class_period_ms"), flow_period if generated else 0.0)
     topology = _dict(data.get("topology"))
     links = _core_links(topology)
     queue_links = probes.get("queue_links")

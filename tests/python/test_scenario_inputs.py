@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import tcpeval
 from conftest import ROOT, small_dumbbell, subprocess_env
 from tcpeval import ScenarioError, load_scenario
 from tcpeval.memory import BUDGET_ENV, estimate
@@ -205,6 +206,20 @@ def test_estimate_is_above_what_a_run_uses() -> None:
         assert 20e6 < used < estimated, (sc["flows"][1], used, estimated)
         assert estimated < 10 * used  # and not absurdly above it
     assert estimate(small_dumbbell()).total < 100e6
+
+
+def test_class_series_is_estimated_only_where_the_engine_records_it() -> None:
+    """The engine's default: class probes follow the flow period with
+    generated traffic and are off when every class is a flow entry."""
+    assert "probes.class_period_ms" not in estimate(small_dumbbell()).parts
+    asked = small_dumbbell(probes={"class_period_ms": 100})
+    assert estimate(asked).parts["probes.class_period_ms"] > 0
+    web = small_dumbbell(traffic={"web": [{"name": "web"}]})
+    assert estimate(web).parts["probes.class_period_ms"] > 0
+    r = tcpeval.run(small_dumbbell(duration_s=1.0), progress=False)
+    assert len(r.class_series) == 0 and len(r.flow_series) > 0
+    r = tcpeval.run(small_dumbbell(duration_s=1.0, traffic={"web": [{"name": "web"}]}), progress=False)
+    assert set(r.class_series["class"]) == {0, 1, 2}
 
 
 def test_absurd_sizes_do_not_overflow_the_estimate() -> None:

@@ -660,8 +660,16 @@ mod tests {
         assert!(Platform::Ns2.params("scalable").get("growth_26").is_none());
         // 2.6.22's tcp_illinois_ssthresh keeps beta * cwnd; Illinois is not in
         // the 2.6.13 / 2.6.16 kernels, so only TCP-Linux sets it.
-        assert_eq!(Platform::Ns2TcpLinux.params("illinois")["ssthresh_26"], true);
-        for p in [Platform::Linux, Platform::Linux2613, Platform::Linux2616, Platform::Ns2] {
+        assert_eq!(
+            Platform::Ns2TcpLinux.params("illinois")["ssthresh_26"],
+            true
+        );
+        for p in [
+            Platform::Linux,
+            Platform::Linux2613,
+            Platform::Linux2616,
+            Platform::Ns2,
+        ] {
             assert!(p.params("illinois").get("ssthresh_26").is_none(), "{p:?}");
         }
     }

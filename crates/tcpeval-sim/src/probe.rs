@@ -31,10 +31,10 @@ pub struct Recorder {
 
 impl Recorder {
     /// Sets up a sampler for each nonzero period of `p` (flows, queues,
-    /// classes; the class period defaults to the flow period) and schedules
-    /// its first sample at time zero.
+    /// classes; `p` as resolved, its class period set, see
+    /// [`Probes::class_period`]) and schedules its first sample at time zero.
     pub fn start(&mut self, p: &Probes, events: &mut EventQueue) {
-        let class_period = p.class_period_ms.unwrap_or(p.flow_period_ms);
+        let class_period = p.class_period_ms.unwrap_or(0.0);
         for (period_ms, kind) in [
             (p.flow_period_ms, SampleKind::Flows),
             (p.queue_period_ms, SampleKind::Queues),

@@ -20,7 +20,7 @@ use crate::tcp::TcpConfig;
 use crate::time::Time;
 use crate::traffic::udp::UdpSource;
 use crate::traffic::web::WebSource;
-use crate::traffic::{build_algorithm, plan, ClassInfo};
+use crate::traffic::{build_algorithm, plan, ClassInfo, ClassKind};
 use rand::Rng;
 use tcpeval_cc::Algorithm;
 
@@ -151,6 +151,11 @@ impl Resolved {
                 cc,
             });
         }
+        let generated = plan.classes.iter().any(|c| c.kind != ClassKind::Flows);
+        let probes = Probes {
+            class_period_ms: Some(sc.probes.class_period(generated)),
+            ..sc.probes.clone()
+        };
         Ok(Resolved {
             end: Time::from_secs_f64(sc.duration_s),
             seed: sc.seed,
@@ -161,7 +166,7 @@ impl Resolved {
             classes: plan.classes,
             web: plan.web,
             udp: plan.udp,
-            probes: sc.probes.clone(),
+            probes,
         })
     }
 }

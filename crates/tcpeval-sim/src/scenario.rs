@@ -466,9 +466,25 @@ pub struct Probes {
     #[serde(default)]
     pub queue_links: Option<Vec<String>>,
     /// Period of the per-class series (delivered and offered bytes, active
-    /// flows), ms; 0 = off; default: `flow_period_ms`.
+    /// flows), ms; 0 = off; default: see [`Probes::class_period`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_period_ms: Option<f64>,
+}
+
+impl Probes {
+    /// The per-class series' period, ms: `class_period_ms` where set;
+    /// otherwise `flow_period_ms` if the scenario has generated traffic (a
+    /// bulk, web or UDP class, whose only record over time this series is),
+    /// and 0 (off) if every class is a flow entry of the scenario, whose
+    /// flows `flow_series` records already (a copy there would double the
+    /// probes' memory for nothing; set the period to get it anyway).
+    pub fn class_period(&self, generated_traffic: bool) -> f64 {
+        match self.class_period_ms {
+            Some(ms) => ms,
+            None if generated_traffic => self.flow_period_ms,
+            None => 0.0,
+        }
+    }
 }
 
 impl Default for Probes {

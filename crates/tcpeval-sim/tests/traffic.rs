@@ -430,3 +430,33 @@ fn scenarios_without_traffic_normalize_as_before() {
     assert_eq!(e.field, "topology.bottleneck.delay_schedule[1]");
     assert!(e.message.contains("increasing"), "{e}");
 }
+
+#[test]
+fn class_series_defaults_on_only_for_generated_traffic() {
+    // Probes::class_period: unset, the class series follows the flow period
+    // when there is generated traffic and is off when every class is a flow
+    // entry (flow_series holds those flows); a set period is always kept.
+    let flow = r#"{"algorithm": "reno", "rtt_ms": 40}"#;
+    let flows_only = dumbbell(2.0, 10.0, 5.0, r#"{"bdp": 1.0}"#, flow, "");
+    let r = run(&flows_only);
+    assert_eq!(r.class_series.time.len(), 0);
+    assert!(!r.flow_series.time.is_empty());
+
+    let asked = dumbbell(
+        2.0,
+        10.0,
+        5.0,
+        r#"{"bdp": 1.0}"#,
+        flow,
+        r#", "probes": {"class_period_ms": 500}"#,
+    );
+    let r = run(&asked);
+    let times: Vec<f64> = class_trace(&r, 0).iter().map(|&(t, _)| t).collect();
+    assert_eq!(times, [0.0, 0.5, 1.0, 1.5, 2.0]);
+
+    let web = dumbbell(2.0, 10.0, 5.0, r#"{"bdp": 1.0}"#, flow, WEB_BOTH);
+    let r = run(&web);
+    // Default flow period 10 ms: 201 samples (0 to 2 s) of 3 classes.
+    assert_eq!(r.class_series.time.len(), 3 * 201);
+    assert_eq!(class_trace(&r, 2).len(), 201);
+}
