@@ -8,16 +8,19 @@
 # Agent/TCPSink/Sack1 (an ACK per packet). The advertised window is large
 # enough never to limit (window_ 1 000 000 packets).
 #
-# Usage: ns linux_variants_exp2.tcl ALGORITHM N BUFFER DURATION_S
+# Usage: ns linux_variants_exp2.tcl ALGORITHM N BUFFER DURATION_S [START_STEP_MS]
+# Flow i starts at i * START_STEP_MS (default 0: all at t = 0, as the study;
+# a nonzero step probes how much a cell hangs on the flows' synchronised start).
 # Prints one line per flow and one "total" line of key=value pairs.
-if {$argc != 4} {
-  puts stderr "usage: ns linux_variants_exp2.tcl ALGORITHM N BUFFER DURATION_S"
+if {$argc != 4 && $argc != 5} {
+  puts stderr "usage: ns linux_variants_exp2.tcl ALGORITHM N BUFFER DURATION_S \[START_STEP_MS\]"
   exit 2
 }
 set algo [lindex $argv 0]
 set nflows [lindex $argv 1]
 set buf [lindex $argv 2]
 set dur [lindex $argv 3]
+set step_ms [expr {$argc == 5 ? [lindex $argv 4] : 0}]
 
 set ns [new Simulator]
 Agent/TCP set packetSize_ 1000
@@ -50,8 +53,9 @@ for {set i 0} {$i < $nflows} {incr i} {
   $ns connect $tcp($i) $sink($i)
   set ftp($i) [new Application/FTP]
   $ftp($i) attach-agent $tcp($i)
-  $ns at 0.0 "$tcp($i) select_ca $algo"
-  $ns at 0.0 "$ftp($i) start"
+  set t0 [expr {$i * $step_ms / 1000.0}]
+  $ns at $t0 "$tcp($i) select_ca $algo"
+  $ns at $t0 "$ftp($i) start"
 }
 
 proc report {} {
