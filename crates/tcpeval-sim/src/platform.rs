@@ -335,7 +335,8 @@ const NS2_TCP_LINUX_OWN: [Setting; 20] = [
         "tcp.rto_mode",
         r#""ns2_linux""#,
         "tcp-linux.cc LinuxTcpAgent::rtt_update (ns-2's timed segment and scaled integers, \
-         Linux's slower RTTVAR decrease) and TcpAgent::rtt_timeout",
+         Linux's slower RTTVAR decrease), TcpAgent::rtt_timeout, and time_processing's \
+         renew_timer (every ACK not older than snd_una restarts the timer)",
     ),
     json(
         "tcp.rto_tick_ms",

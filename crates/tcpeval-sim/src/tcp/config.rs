@@ -81,7 +81,9 @@ pub enum RtoMode {
     Ns2,
     /// TCP-Linux in ns-2 (tcp-linux.cc `LinuxTcpAgent::rtt_update`): `ns2`
     /// with Linux's RTTVAR rule, where a sample below SRTT lowers RTTVAR
-    /// with an eighth of the weight, and no RTTVAR floor.
+    /// with an eighth of the weight, and no RTTVAR floor; and the timer
+    /// restarted by every ACK not older than snd_una, duplicates included
+    /// (`time_processing`: `renew_timer`).
     Ns2Linux,
 }
 

@@ -514,10 +514,14 @@ impl Sender {
         } else if self.tcb.pacing {
             self.update_pacing_rate();
         }
-        // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data acked.
+        // RFC 6298 (5.2, 5.3): stop when all is acked, restart on new data
+        // acked. TCP-Linux in ns-2 restarts it on every ACK that is not
+        // older than snd_una, duplicates included (tcp-linux.cc
+        // time_processing: renew_timer), so a lost retransmission times out
+        // only once the duplicate ACKs stop.
         if self.sb.packets_out() == 0 {
             self.rto_timer.stop();
-        } else if cum_advanced {
+        } else if cum_advanced || (self.cfg.rto_mode == RtoMode::Ns2Linux && ack.cum >= una0) {
             self.rto_timer.set(now + self.rto.current());
         }
         if self.sb.una() >= self.app_limit && self.app_limit != u64::MAX {
@@ -1343,6 +1347,41 @@ mod tests {
         };
         assert_eq!(first_new(RecoveryMode::Rfc6675), 13);
         assert_eq!(first_new(RecoveryMode::Ns2Sack1), 14);
+    }
+
+    #[test]
+    fn ns2_tcp_linux_restarts_the_rto_on_every_ack_duplicates_included() {
+        // tcp-linux.cc time_processing runs renew_timer for every ACK not
+        // older than snd_una, so duplicate ACKs push the deadline on; ns-2's
+        // Sack1 (ns2) restarts it at the fast retransmit and on new data
+        // acked, RFC 6298 only on new data acked. Packet 0 is lost; SACKs
+        // for 1..=10 arrive at 101..=110 ms.
+        for (mode, follows_dupacks) in [
+            (RtoMode::Ns2Linux, true),
+            (RtoMode::Ns2, false),
+            (RtoMode::Rfc6298, false),
+        ] {
+            let (mut s, mut out) = reno_at_20(|c| {
+                c.rto_mode = mode;
+                c.recovery = RecoveryMode::Rfc6675;
+            });
+            let sent_at = s.rto_timer.deadline;
+            for k in 1..=3 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            let at_recovery = s.rto_timer.deadline;
+            for k in 4..=10 {
+                sack_up_to(&mut s, k, &mut out);
+            }
+            let deadline = s.rto_timer.deadline;
+            if follows_dupacks {
+                assert_eq!(deadline, Time::from_ms(110) + s.rto.current(), "{mode:?}");
+            } else {
+                assert_eq!(deadline, at_recovery, "{mode:?}");
+            }
+            let restarted_at_recovery = at_recovery != sent_at;
+            assert_eq!(restarted_at_recovery, mode.is_ns2(), "{mode:?}");
+        }
     }
 
     #[test]
