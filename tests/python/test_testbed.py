@@ -170,6 +170,14 @@ def test_transfer_reaches_the_rate_and_drops_match_the_receiver(tmp_path: Path) 
     assert RTT_MS / 1e3 <= min_rtt <= RTT_MS / 1e3 + 2 * late_s + serialization + 1e-4
     assert wire["lateness"]["p99_us"] < 2000
 
+    # The receive buffer's maximum is above BDP + buffer (dumbbell.py) and
+    # autotuning grows it in time, so the kernel's sender is held back by its
+    # cwnd, not by the receiver's window, as in the simulator, whose receive
+    # window is unlimited (TCP_INFO's busy and receive-window-limited times).
+    busy, rwnd_limited = facts["flow_busy_s"][0], facts["flow_rwnd_limited_s"][0]
+    assert 0 < busy <= r.sim_time_s
+    assert rwnd_limited <= 0.02 * busy
+
     out = save_run(r, tmp_path / "run")
     import json
 
@@ -458,6 +466,19 @@ def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
     page = write_report(v, tmp_path / "v")
     assert page.exists() and (tmp_path / "v" / "cwnd.png").stat().st_size > 0
     assert "window_reductions[0]" in page.read_text()
+
+
+def test_held_back_is_the_worst_share_of_busy_time() -> None:
+    """The validation page's receive-window and send-buffer shares: the
+    largest over flows and repetitions, idle flows skipped."""
+    from tcpeval.testbed.validate import held_back
+
+    class R:
+        def __init__(self, busy: list[float], rwnd: list[float], sndbuf: list[float]) -> None:
+            self.backend = {"flow_busy_s": busy, "flow_rwnd_limited_s": rwnd, "flow_sndbuf_limited_s": sndbuf}
+
+    runs = [R([10.0, 0.0], [1.0, 0.0], [0.0, 0.0]), R([20.0, 5.0], [0.0, 1.0], [0.5, 0.0])]
+    assert held_back(runs) == {"rwnd": 0.2, "sndbuf": 0.025}  # type: ignore[arg-type]
 
 
 def test_reductions_are_the_ssthresh_changes() -> None:

@@ -46,6 +46,12 @@ pub struct FlowTotals {
     pub min_rtt_s: Option<f64>,
     /// Congestion window at the end, segments.
     pub final_cwnd: f64,
+    /// Time the sender had data in flight, s (`tcpi_busy_time`, Linux 4.10+).
+    pub busy_s: f64,
+    /// Of that, time limited by the receiver's window, s (`tcpi_rwnd_limited`).
+    pub rwnd_limited_s: f64,
+    /// Of that, time limited by the send buffer, s (`tcpi_sndbuf_limited`).
+    pub sndbuf_limited_s: f64,
     /// What went wrong, if anything.
     pub error: Option<String>,
 }
@@ -245,6 +251,9 @@ fn orchestrate(
             data_received: rcv.map_or(0, |i| u64::from(i.data_segs_in)),
             min_rtt_s: snd.and_then(|i| (i.min_rtt > 0).then(|| f64::from(i.min_rtt) / 1e6)),
             final_cwnd: snd.map_or(0.0, |i| f64::from(i.snd_cwnd)),
+            busy_s: snd.map_or(0.0, |i| i.busy_time as f64 / 1e6),
+            rwnd_limited_s: snd.map_or(0.0, |i| i.rwnd_limited as f64 / 1e6),
+            sndbuf_limited_s: snd.map_or(0.0, |i| i.sndbuf_limited as f64 / 1e6),
             error: f.error.lock().expect("not poisoned").clone(),
         });
         f.close();

@@ -78,8 +78,11 @@ pub struct TcpInfo {
     /// Data segments sent, retransmissions included.
     pub data_segs_out: u32,
     pub delivery_rate: u64,
+    /// Time with data in flight, us (`tcpi_busy_time`).
     pub busy_time: u64,
+    /// Of the busy time, us limited by the receiver's window.
     pub rwnd_limited: u64,
+    /// Of the busy time, us limited by the send buffer.
     pub sndbuf_limited: u64,
     pub delivered: u32,
     pub delivered_ce: u32,

@@ -202,6 +202,10 @@ def to_result(sc: Scenario, p: Plan, raw: dict[str, Any], wall: float, facts: di
         "mss": sorted({int(t["mss"]) for t in raw["flows"]}),
         "flow_min_rtt_s": [t["min_rtt_s"] for t in raw["flows"]],
         "flow_connected_s": [t["connected_s"] for t in raw["flows"]],
+        # Where the kernel's sender was held back other than by cwnd (TCP_INFO).
+        "flow_busy_s": [t["busy_s"] for t in raw["flows"]],
+        "flow_rwnd_limited_s": [t["rwnd_limited_s"] for t in raw["flows"]],
+        "flow_sndbuf_limited_s": [t["sndbuf_limited_s"] for t in raw["flows"]],
         "flow_errors": errors,
         "delay_line": wire,
         "sampler_max_lag_s": raw["max_lag_s"],

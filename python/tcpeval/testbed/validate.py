@@ -121,6 +121,20 @@ def validate(
     return Validation(sc, sim, kernel)
 
 
+def held_back(kernel: list[RunResult]) -> dict[str, float]:
+    """Largest share of a kernel sender's busy time spent limited by the
+    receiver's window (``rwnd``) or its send buffer (``sndbuf``), over all
+    flows and repetitions (TCP_INFO; 0 where the kernel does not report it)."""
+    worst = {"rwnd": 0.0, "sndbuf": 0.0}
+    for r in kernel:
+        f = r.backend
+        for i, busy in enumerate(f.get("flow_busy_s", [])):
+            if busy > 0:
+                worst["rwnd"] = max(worst["rwnd"], f["flow_rwnd_limited_s"][i] / busy)
+                worst["sndbuf"] = max(worst["sndbuf"], f["flow_sndbuf_limited_s"][i] / busy)
+    return worst
+
+
 def plot_cwnd(v: Validation, path: Path) -> None:
     """cwnd of every flow: the simulator's and each kernel repetition's."""
     from tcpeval.plots._figure import new_figure, save
@@ -158,6 +172,7 @@ def write_report(v: Validation, out: Path) -> Path:
     heads = "".join(f"<th>kernel {k}</th>" for k in range(1, len(v.kernel) + 1))
     facts = v.kernel[0].backend
     late = facts.get("delay_line", {}).get("lateness", {})
+    held = held_back(v.kernel)
     rows = "".join(
         "<tr>"
         + "".join(f"<td>{html.escape(x if isinstance(x, str) else f'{x:.4g}')}</td>" for x in row)
@@ -171,7 +186,9 @@ td:first-child{{text-align:left}}</style></head><body>
 <p>{len(v.kernel)} kernel repetition(s) of {v.scenario.duration_s:g} s; simulator matched to the kernel
 (packet size {SIM_PACKET}, MSS {LINUX_MSS}, bottleneck rate x {SIM_PACKET}/{LINUX_FRAME}).
 Delay-line lateness (first repetition): p50 {late.get("p50_us", 0):.0f} us, p99 {late.get("p99_us", 0):.0f} us,
-max {late.get("max_us", 0):.0f} us; CPU busy {facts.get("cpu_busy_fraction", 0):.0%}.</p>
+max {late.get("max_us", 0):.0f} us; CPU busy {facts.get("cpu_busy_fraction", 0):.0%}.
+Kernel senders held back by the receive window for at most {held["rwnd"]:.1%} of their busy time,
+by the send buffer for at most {held["sndbuf"]:.1%} (worst flow and repetition; the simulator has neither limit).</p>
 <table><tr><th>metric</th><th>simulator</th><th>kernel mean</th><th>kernel sd</th><th>diff %</th>{heads}</tr>{rows}</table>
 <p><img src="cwnd.png" alt="cwnd of the simulator and the kernel" style="max-width:100%"></p>
 </body></html>
