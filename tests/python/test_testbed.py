@@ -7,6 +7,7 @@ in this file's default tests: about 20 s (about 35 s of wall time with set-up).
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import signal
@@ -481,6 +482,17 @@ def test_held_back_is_the_worst_share_of_busy_time() -> None:
     assert held_back(runs) == {"rwnd": 0.2, "sndbuf": 0.025}  # type: ignore[arg-type]
 
 
+def test_loss_cycle_is_the_median_gap_from_three_gaps_on() -> None:
+    import pandas as pd
+
+    from tcpeval.testbed.validate import loss_cycle
+
+    # A slow-start overflow's two reductions 0.6 s apart, then cycles of 60 s.
+    assert loss_cycle(pd.Series([1.0, 1.6, 61.6, 121.6, 181.6])) == 60.0
+    # Two gaps (0.6 s and one cycle) say nothing about the period.
+    assert math.isnan(loss_cycle(pd.Series([1.0, 1.6, 61.6])))
+
+
 def test_reductions_are_the_ssthresh_changes() -> None:
     import numpy as np
     import pandas as pd
@@ -497,6 +509,30 @@ def test_reductions_are_the_ssthresh_changes() -> None:
         )
 
     assert list(reductions(R(), 0)) == [0.2, 0.4]  # type: ignore[arg-type]
+
+
+def test_reductions_count_loss_episodes_that_keep_ssthresh() -> None:
+    """A periodic Reno sets the same ssthresh at every loss: the episodes,
+    told apart by retransmissions after a quiet second, are reductions too;
+    retransmissions next to an ssthresh change are the same reduction."""
+    import numpy as np
+    import pandas as pd
+
+    from tcpeval.testbed.validate import reductions
+
+    class R:
+        flow_series = pd.DataFrame(
+            {
+                "time": [0.0, 1.0, 1.1, 1.2, 5.0, 5.1, 9.0, 9.1],
+                "flow": [0] * 8,
+                "ssthresh": [np.inf, np.inf, 40.0, 40.0, 40.0, 40.0, 40.0, 40.0],
+                "retransmitted": [0, 1, 3, 3, 4, 5, 5, 6],
+            }
+        )
+
+    # 1.0-1.1: the first loss with its ssthresh change (one reduction, at the
+    # change); 5.0 and 9.1: episodes that left ssthresh at 40.
+    assert list(reductions(R(), 0)) == [1.1, 5.0, 9.1]  # type: ignore[arg-type]
 
 
 LINUX_STUDY = """

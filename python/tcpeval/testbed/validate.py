@@ -9,7 +9,9 @@ serves the same packets per second as the kernel's link; its platform is
 ``linux`` unless the scenario names one.
 
 Compared per run: goodput per flow, bottleneck drops, window reductions
-and their mean period (the loss cycle) from each flow's ssthresh series,
+and their period (the loss cycle: the median interval between reductions,
+given from :data:`MIN_CYCLES` intervals on, so that the two reductions of
+a slow-start overflow do not pass for a cycle) from each flow's ssthresh series,
 cwnd at the first reduction, and the mean queue. Kernel values: mean and
 sample standard deviation over the repetitions.
 """
@@ -34,6 +36,8 @@ LINUX_MSS = 1448
 LINUX_FRAME = 1514
 #: The simulator's packet size that gives Linux's MSS (its headers: 40 bytes).
 SIM_PACKET = LINUX_MSS + 40
+#: Intervals between window reductions needed for a loss-cycle period.
+MIN_CYCLES = 3
 
 
 def matched_scenario(sc: Scenario) -> Scenario:
@@ -49,13 +53,37 @@ def matched_scenario(sc: Scenario) -> Scenario:
     return load_scenario(data)
 
 
+#: Seconds without a retransmission after which the next one starts a new
+#: loss episode: longer than one recovery at the validation set's RTTs
+#: (100 ms plus at most a BDP of queue), shorter than any loss cycle there.
+EPISODE_GAP_S = 1.0
+
+
 def reductions(r: RunResult, flow: int) -> pd.Series:
-    """Times (s) at which flow ``flow``'s ssthresh changed: its window
-    reductions as the probe saw them (one per loss episode)."""
+    """Times (s) of flow ``flow``'s window reductions as the probe saw them:
+    each change of its ssthresh, and each loss episode that left ssthresh
+    where it was (a periodic Reno sets the same ssthresh every cycle, which
+    a sampled series cannot tell from no change). An episode starts with a
+    retransmission after :data:`EPISODE_GAP_S` without one; it counts only
+    if no ssthresh change lies within that gap of it."""
     f = r.flow_series[r.flow_series["flow"] == flow]
+    t = f["time"].to_numpy()
     ss = f["ssthresh"].to_numpy()
-    changed = np.flatnonzero(ss[1:] != ss[:-1]) + 1
-    return f["time"].iloc[changed].reset_index(drop=True)
+    changes = t[np.flatnonzero(ss[1:] != ss[:-1]) + 1]
+    retx = f["retransmitted"].to_numpy() if "retransmitted" in f else np.zeros(len(f))
+    rising = t[np.flatnonzero(retx[1:] > retx[:-1]) + 1]
+    starts = rising[np.diff(rising, prepend=-np.inf) >= EPISODE_GAP_S]
+    alone = [e for e in starts if not np.any(np.abs(changes - e) < EPISODE_GAP_S)]
+    return pd.Series(np.sort(np.concatenate([changes, alone])), dtype=float)
+
+
+def loss_cycle(reductions_s: pd.Series) -> float:
+    """Median interval (s) between window reductions; NaN below
+    :data:`MIN_CYCLES` intervals. The median, because a slow-start overflow
+    often ends in two reductions a fraction of a second apart (a recovery
+    and a second loss), which a mean over few cycles would take for one."""
+    gaps = np.diff(reductions_s.to_numpy())
+    return float(np.median(gaps)) if len(gaps) >= MIN_CYCLES else math.nan
 
 
 def run_metrics(r: RunResult) -> dict[str, float]:
@@ -66,7 +94,7 @@ def run_metrics(r: RunResult) -> dict[str, float]:
         out[f"goodput_mbps[{i}]"] = float(goodput[i])
         red = reductions(r, i)
         out[f"window_reductions[{i}]"] = float(len(red))
-        out[f"loss_cycle_s[{i}]"] = float(np.diff(red).mean()) if len(red) >= 2 else math.nan
+        out[f"loss_cycle_s[{i}]"] = loss_cycle(red)
         f = r.flow_series[r.flow_series["flow"] == i]
         if len(red):
             before = f[f["time"] < red.iloc[0]]
