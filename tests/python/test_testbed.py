@@ -482,13 +482,15 @@ def test_held_back_is_the_worst_share_of_busy_time() -> None:
     assert held_back(runs) == {"rwnd": 0.2, "sndbuf": 0.025}  # type: ignore[arg-type]
 
 
-def test_loss_cycle_is_the_median_gap_from_three_gaps_on() -> None:
+def test_loss_cycle_leaves_out_the_first_gap_and_needs_three() -> None:
     import pandas as pd
 
     from tcpeval.testbed.validate import loss_cycle
 
     # A slow-start overflow's two reductions 0.6 s apart, then cycles of 60 s.
     assert loss_cycle(pd.Series([1.0, 1.6, 61.6, 121.6, 181.6])) == 60.0
+    # CUBIC's alternating cycles (fast convergence): their mean.
+    assert loss_cycle(pd.Series([1.0, 3.0, 25.0, 35.0, 57.0])) == pytest.approx(18.0)
     # Two gaps (0.6 s and one cycle) say nothing about the period.
     assert math.isnan(loss_cycle(pd.Series([1.0, 1.6, 61.6])))
 

@@ -9,9 +9,10 @@ serves the same packets per second as the kernel's link; its platform is
 ``linux`` unless the scenario names one.
 
 Compared per run: goodput per flow, bottleneck drops, window reductions
-and their period (the loss cycle: the median interval between reductions,
-given from :data:`MIN_CYCLES` intervals on, so that the two reductions of
-a slow-start overflow do not pass for a cycle) from each flow's ssthresh series,
+and their period (the loss cycle: the mean interval between reductions
+after the first, from :data:`MIN_CYCLES` intervals on, so that the two
+reductions of a slow-start overflow do not pass for a cycle) from each
+flow's ssthresh and retransmission series,
 cwnd at the first reduction, and the mean queue. Kernel values: mean and
 sample standard deviation over the repetitions.
 """
@@ -78,12 +79,14 @@ def reductions(r: RunResult, flow: int) -> pd.Series:
 
 
 def loss_cycle(reductions_s: pd.Series) -> float:
-    """Median interval (s) between window reductions; NaN below
-    :data:`MIN_CYCLES` intervals. The median, because a slow-start overflow
-    often ends in two reductions a fraction of a second apart (a recovery
-    and a second loss), which a mean over few cycles would take for one."""
+    """Mean interval (s) between window reductions after the first
+    interval; NaN below :data:`MIN_CYCLES` intervals in all. The first is
+    left out because a slow-start overflow often ends in two reductions a
+    fraction of a second apart (a recovery and a second loss). The mean,
+    not the median: CUBIC's fast convergence alternates long and short
+    cycles."""
     gaps = np.diff(reductions_s.to_numpy())
-    return float(np.median(gaps)) if len(gaps) >= MIN_CYCLES else math.nan
+    return float(gaps[1:].mean()) if len(gaps) >= MIN_CYCLES else math.nan
 
 
 def run_metrics(r: RunResult) -> dict[str, float]:
