@@ -278,7 +278,8 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
     if not args.no_report:
         from tcpeval.report import build_report
 
-        print(f"report: {build_report(out, workers=args.workers, progress=not args.quiet)}")
+        page = build_report(out, workers=args.workers, progress=not args.quiet, formats=args.figure_formats)
+        print(f"report: {page}")
     return 1 if summary.failed or summary.metric_failed else 0
 
 
@@ -361,7 +362,11 @@ def _cmd_study_run(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from tcpeval.report import build_report
 
-    print(build_report(args.study_dir, workers=args.workers, progress=not args.quiet))
+    print(
+        build_report(
+            args.study_dir, workers=args.workers, progress=not args.quiet, formats=args.figure_formats
+        )
+    )
     return 0
 
 
@@ -392,6 +397,27 @@ def _cmd_results(args: argparse.Namespace) -> int:
 def _first_line(text: str, width: int) -> str:
     line = text.splitlines()[0] if text else ""
     return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def _figure_formats(text: str) -> tuple[str, ...]:
+    """``--figure-formats``: a comma-separated subset of png, svg, pdf (PNG always saved)."""
+    from tcpeval.report.figures import figure_formats
+
+    try:
+        return figure_formats(text.split(","))
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _figure_formats_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--figure-formats",
+        type=_figure_formats,
+        default=None,
+        metavar="LIST",
+        help="the report's figure files, comma-separated from png,svg,pdf (default all three; "
+        "PNG is always saved, the page inlines it)",
+    )
 
 
 def _workers(text: str) -> int:
@@ -441,6 +467,7 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", help="Dask scheduler address (tcp://host:8786); default: local pool")
     p.add_argument("--workers", type=_workers, help="local pool size (default: all cores)")
     p.add_argument("--no-report", action="store_true", help="do not build the HTML report")
+    _figure_formats_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--plan", action="store_true", help="print the runs and simulated seconds per experiment; run nothing"
@@ -509,6 +536,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("study_dir", type=Path)
     rep.add_argument("--workers", type=_workers, help="processes saving figures (default: all cores)")
     rep.add_argument("--quiet", action="store_true", help="no progress bar")
+    _figure_formats_option(rep)
     rep.set_defaults(func=_cmd_report)
 
     res = sub.add_parser("results", help="query stored results")

@@ -50,6 +50,13 @@ def test_invalid_scenario_is_a_clear_error_not_a_traceback(tmp_path) -> None:
     assert "Traceback" not in p.stderr
 
 
+def test_an_unknown_figure_format_is_refused_by_name(tmp_path) -> None:
+    p = tcpeval("report", str(tmp_path), "--figure-formats", "png,jpg")
+    assert p.returncode == 2
+    assert "--figure-formats: figure formats: jpg not among png, svg, pdf" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
 def test_results_columns_describes_every_column_a_run_has(examples) -> None:
     from tcpeval.store import TABLES
 

@@ -109,6 +109,25 @@ def test_every_declared_figure_is_saved_in_three_formats(fake_study_dir, fake_re
             assert (fake_study_dir / "figures" / f"{stem}.{ext}").read_bytes().startswith(head)
 
 
+def test_only_the_formats_asked_for_are_saved_and_linked(fake_study_dir, tmp_path):
+    """``formats``: PDF asked, PNG saved too (the page inlines it), no SVG;
+    the page links what exists. An unknown format is refused by name."""
+    import shutil
+
+    from tcpeval.report import build, figure_formats
+
+    here = tmp_path / "pdf-only"
+    shutil.copytree(fake_study_dir, here, ignore=shutil.ignore_patterns("figures", "tables", "report.html"))
+    report = build(here, workers=1, formats=["pdf"])
+    saved = sorted(p.name for p in (here / "figures").iterdir())
+    assert saved == sorted(f"{stem}.{ext}" for stem in DRAWN for ext in ("png", "pdf"))
+    page = report.page.read_text()
+    assert ">PDF</a>" in page and ">PNG</a>" in page and ">SVG</a>" not in page
+    assert figure_formats([" SVG", ".pdf", ""]) == ("png", "svg", "pdf")
+    with pytest.raises(ValueError, match="figure formats: jpg not among png, svg, pdf"):
+        figure_formats(["png", "jpg"])
+
+
 def test_line_figure_has_a_curve_and_band_per_group(figures):
     (ax,) = figures["grid-throughput-vs-buffer"].figure.axes
     assert [line.get_label() for line in ax.lines] == list(ALGORITHMS)

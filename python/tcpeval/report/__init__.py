@@ -13,6 +13,7 @@ and the page in :mod:`tcpeval.report.page`.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from tcpeval.files import write_text_atomic
 from tcpeval.results_db import ResultsDB
 
 from .data import StudyResults, experiment_runs, load_results
-from .figures import FigureOutput, experiment_figures, figure_outputs
+from .figures import FORMATS, FigureOutput, experiment_figures, figure_formats, figure_outputs
 from .page import experiment_html, page_html
 from .saving import FigureSaver
 from .scorecard import Scorecard, scorecard, write_csv
@@ -39,6 +40,7 @@ __all__ = [
     "experiment_figures",
     "experiment_runs",
     "experiment_tables",
+    "figure_formats",
     "figure_outputs",
     "load_results",
     "table_output",
@@ -56,10 +58,17 @@ class Report:
     scorecard: Scorecard
 
 
-def build(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Report:
+def build(
+    study_dir: str | Path,
+    *,
+    workers: int | None = None,
+    progress: bool = False,
+    formats: Iterable[str] | None = None,
+) -> Report:
     """Build the report of the study whose results are in ``study_dir``.
 
-    Writes every figure to ``study_dir/figures/`` (PNG, SVG, PDF), every table
+    Writes every figure to ``study_dir/figures/`` (in ``formats``; None:
+    PNG, SVG and PDF; PNG always, see :func:`figure_formats`), every table
     to ``study_dir/tables/`` (CSV) and the page to ``study_dir/report.html``
     (replaced atomically, once every figure file is written). Figures are
     saved on ``workers`` processes (default: every core; 1 saves in this
@@ -67,6 +76,7 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
     no matplotlib Figure (``figure`` is None), so memory does not grow with
     the study.
     """
+    saved = figure_formats(FORMATS if formats is None else formats)
     check_runs(study_dir)
     study = load_results(study_dir)
     figures: dict[str, list[FigureOutput]] = {}
@@ -74,7 +84,7 @@ def build(study_dir: str | Path, *, workers: int | None = None, progress: bool =
     with FigureSaver(workers or os.cpu_count() or 1, progress) as saver:
         for experiment in study.experiments:
             name = experiment["name"]
-            drawn = experiment_figures(study, experiment, study.directory / "figures", saver)
+            drawn = experiment_figures(study, experiment, study.directory / "figures", saver, saved)
             figures[name] = [replace(out, figure=None) for out in drawn]
             tables[name] = experiment_tables(study, experiment, study.directory / "tables")
     card = scorecard(study)
@@ -103,7 +113,13 @@ def check_runs(study_dir: str | Path) -> None:
         )
 
 
-def build_report(study_dir: str | Path, *, workers: int | None = None, progress: bool = False) -> Path:
+def build_report(
+    study_dir: str | Path,
+    *,
+    workers: int | None = None,
+    progress: bool = False,
+    formats: Iterable[str] | None = None,
+) -> Path:
     """Build the report of the study in ``study_dir`` (see :func:`build`) and
     return the page's path."""
-    return build(study_dir, workers=workers, progress=progress).page
+    return build(study_dir, workers=workers, progress=progress, formats=formats).page

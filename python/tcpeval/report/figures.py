@@ -45,7 +45,7 @@ a message saying why, which the page shows instead.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +75,19 @@ from .saving import FigureSaver
 from .traces import cumulative_shares, goodput_bins, matches, summed_series
 
 FORMATS = ("png", "svg", "pdf")
-"""The formats every figure is saved in, by file extension."""
+"""The formats a figure can be saved in, by file extension (all three by default)."""
+
+
+def figure_formats(asked: Iterable[str]) -> tuple[str, ...]:
+    """The formats to save, in :data:`FORMATS` order: those ``asked`` and PNG,
+    which the page inlines when no smaller SVG is saved. Raises ``ValueError``
+    naming an unknown format and the allowed ones."""
+    wanted = {a.strip().lower().lstrip(".") for a in asked if a.strip()}
+    unknown = sorted(wanted - set(FORMATS))
+    if unknown:
+        raise ValueError(f"figure formats: {', '.join(unknown)} not among {', '.join(FORMATS)}")
+    return tuple(f for f in FORMATS if f in wanted or f == "png")
+
 
 CONFIDENCE = 0.95
 """Confidence level of every interval in the report."""
@@ -503,11 +515,12 @@ def figure_outputs(
     spec: Mapping[str, Any],
     directory: Path,
     saver: FigureSaver | None = None,
+    formats: Sequence[str] = FORMATS,
 ) -> list[FigureOutput]:
     """Build the figures of one ``[[experiment.figure]]`` table ``spec`` and
-    save each under ``directory`` in every format of :data:`FORMATS`, at once
-    or, given a ``saver``, through it (the files then exist after its
-    :meth:`~tcpeval.report.saving.FigureSaver.wait`).
+    save each under ``directory`` in ``formats`` (extensions, see
+    :func:`figure_formats`), at once or, given a ``saver``, through it (the
+    files then exist after its :meth:`~tcpeval.report.saving.FigureSaver.wait`).
 
     Returns one :class:`FigureOutput` per split (see the module docstring),
     in study-file value order. Raises ``ValueError`` naming the experiment
@@ -535,14 +548,16 @@ def figure_outputs(
             out.message = drawn
         else:
             out.figure = drawn
-            out.paths = _save(drawn, directory, out.name, saver)
+            out.paths = _save(drawn, directory, out.name, saver, formats)
         outputs.append(out)
     return outputs
 
 
-def _save(fig: Figure, directory: Path, name: str, saver: FigureSaver | None) -> dict[str, Path]:
+def _save(
+    fig: Figure, directory: Path, name: str, saver: FigureSaver | None, formats: Sequence[str]
+) -> dict[str, Path]:
     directory.mkdir(parents=True, exist_ok=True)
-    paths = {ext: directory / f"{name}.{ext}" for ext in FORMATS}
+    paths = {ext: directory / f"{name}.{ext}" for ext in formats}
     if saver is None:
         save_formats(fig, list(paths.values()))
     else:
@@ -551,11 +566,15 @@ def _save(fig: Figure, directory: Path, name: str, saver: FigureSaver | None) ->
 
 
 def experiment_figures(
-    study: StudyResults, experiment: Mapping[str, Any], directory: Path, saver: FigureSaver | None = None
+    study: StudyResults,
+    experiment: Mapping[str, Any],
+    directory: Path,
+    saver: FigureSaver | None = None,
+    formats: Sequence[str] = FORMATS,
 ) -> list[FigureOutput]:
     """Every figure of ``experiment``, in study-file order (see :func:`figure_outputs`)."""
     return [
         out
         for spec in experiment.get("figure", [])
-        for out in figure_outputs(study, experiment, spec, directory, saver)
+        for out in figure_outputs(study, experiment, spec, directory, saver, formats)
     ]

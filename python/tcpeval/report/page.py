@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from .data import StudyResults, Value
-from .figures import FORMATS, FigureOutput, describe, slug
+from .figures import FigureOutput, describe, slug
 from .scorecard import Scorecard, scorecard_html
 from .tables import TableOutput
 
@@ -141,9 +141,10 @@ def parameters_text(study: StudyResults, experiment: Mapping[str, Any]) -> str:
 
 
 def _data_uri(out: FigureOutput) -> tuple[str, float]:
-    """The figure's smaller file (SVG or PNG) as a data URI, and its width in inches."""
-    svg, png = out.paths["svg"].read_bytes(), out.paths["png"].read_bytes()
-    if len(svg) <= len(png):
+    """The figure's smaller file (SVG, if saved, or PNG) as a data URI, and its width in inches."""
+    png = out.paths["png"].read_bytes()
+    svg = out.paths["svg"].read_bytes() if "svg" in out.paths else None
+    if svg is not None and len(svg) <= len(png):
         match = re.search(rb'<svg[^>]*\swidth="([0-9.]+)pt"', svg)
         width = float(match.group(1)) / 72 if match else 5.0
         return "data:image/svg+xml;base64," + base64.b64encode(svg).decode("ascii"), width
@@ -162,7 +163,7 @@ def figure_html(out: FigureOutput) -> str:
             f"no figure, {esc(out.message)}.{notes_html}</div>"
         )
     uri, inches = _data_uri(out)
-    links = " · ".join(f"<a href='figures/{esc(out.paths[e].name)}'>{e.upper()}</a>" for e in FORMATS)
+    links = " · ".join(f"<a href='figures/{esc(out.paths[e].name)}'>{e.upper()}</a>" for e in out.paths)
     return (
         f"<figure id='fig-{esc(out.name)}'><img src='{uri}' alt='{esc(out.caption)}' "
         f"width='{round(inches * 96 * DISPLAY_SCALE)}'>"
