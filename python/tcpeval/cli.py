@@ -79,13 +79,18 @@ def _print_backend(facts: dict[str, Any]) -> None:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from tcpeval.scenario import load_scenario
-    from tcpeval.testbed.validate import validate, write_report
+    from tcpeval.testbed.validate import stored_kernel_runs, validate, write_report
 
     sc = load_scenario(args.scenario)
     if args.duration is not None:
         sc = sc.replace(duration_s=args.duration)
-    v = validate(sc, args.reps, progress=not args.quiet)
     out = args.out or Path("tcpeval-results") / f"validate-{sc.name or Path(args.scenario).stem}"
+    try:
+        kernel = stored_kernel_runs(out, sc) if args.reuse_kernel else None
+    except ValueError as e:
+        print(f"tcpeval validate: {e}", file=sys.stderr)
+        return 2
+    v = validate(sc, args.reps, progress=not args.quiet, kernel_runs=kernel)
     page = write_report(v, out)
     import pandas as pd
 
@@ -415,8 +420,8 @@ def _figure_formats_option(p: argparse.ArgumentParser) -> None:
         type=_figure_formats,
         default=None,
         metavar="LIST",
-        help="the report's figure files, comma-separated from png,svg,pdf (default all three; "
-        "PNG is always saved, the page inlines it)",
+        help="the report's figure files, comma-separated from png,svg,pdf (default: all three for a "
+        "full study, png for a quick one; PNG is always saved, the page inlines it)",
     )
 
 
@@ -496,6 +501,12 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--reps", type=_workers, default=3, help="kernel repetitions (default 3)")
     va.add_argument("--duration", type=float, help="override the scenario's duration_s")
     va.add_argument("--out", type=Path, help="report directory (default tcpeval-results/validate-NAME)")
+    va.add_argument(
+        "--reuse-kernel",
+        action="store_true",
+        help="take the kernel runs stored in the report directory (runs/kernel-N) instead of "
+        "running the kernel again; the simulator runs anew (after an upgrade, or to redo the page)",
+    )
     va.add_argument("--quiet", action="store_true", help="no progress bar")
     va.set_defaults(func=_cmd_validate)
 

@@ -109,6 +109,20 @@ def test_every_declared_figure_is_saved_in_three_formats(fake_study_dir, fake_re
             assert (fake_study_dir / "figures" / f"{stem}.{ext}").read_bytes().startswith(head)
 
 
+def test_a_quick_study_saves_png_unless_told(tmp_path):
+    """Quick mode's report is a first look: PNG alone by default; formats
+    asked for still win."""
+    from fake_study import write_fake_study
+    from tcpeval.report import build, default_formats
+
+    assert default_formats("quick") == ("png",) and default_formats("full") == ("png", "svg", "pdf")
+    here = write_fake_study(tmp_path / "quick", mode="quick")
+    build(here, workers=1)
+    assert {p.suffix for p in (here / "figures").iterdir()} == {".png"}
+    build(here, workers=1, formats=["svg"])
+    assert {p.suffix for p in (here / "figures").iterdir()} == {".png", ".svg"}
+
+
 def test_only_the_formats_asked_for_are_saved_and_linked(fake_study_dir, tmp_path):
     """``formats``: PDF asked, PNG saved too (the page inlines it), no SVG;
     the page links what exists. An unknown format is refused by name."""

@@ -170,6 +170,13 @@ def test_transfer_reaches_the_rate_and_drops_match_the_receiver(tmp_path: Path) 
     serialization = 1514 * 8 / (RATE_MBPS * 1e6)
     assert RTT_MS / 1e3 <= min_rtt <= RTT_MS / 1e3 + 2 * late_s + serialization + 1e-4
     assert wire["lateness"]["p99_us"] < 2000
+    # Stalls: runs of frames 1 ms or more late, in time order, none worse
+    # than the worst frame, within the run.
+    for d in ("to_hosts", "to_router"):
+        sp = wire[d]["late_spells"]
+        assert [s["at_s"] for s in sp] == sorted(s["at_s"] for s in sp)
+        assert all(1000 <= s["worst_us"] <= wire[d]["lateness"]["max_us"] and s["frames"] >= 1 for s in sp)
+        assert all(-1.0 < s["at_s"] < r.sim_time_s + 1.0 for s in sp)
 
     # The receive buffer's maximum is above BDP + buffer (dumbbell.py) and
     # autotuning grows it in time, so the kernel's sender is held back by its
@@ -443,6 +450,101 @@ def test_matched_scenario_serves_linux_frames_at_the_same_packet_rate() -> None:
     assert b["buffer"] == {"bytes": 148800}  # 100 frames of 1514 bytes -> 100 packets of 1488
 
 
+def test_matched_scenario_gives_the_kernels_packet_buffer() -> None:
+    """A BDP buffer is resolved once, at the scenario's packet size, as the
+    testbed does (50 Mbit/s x 100 ms / 1500 B = 416.7 -> 417 packets); the
+    matched simulator gets that count, not its own BDP of 1488-byte packets
+    at the scaled rate (413), which would shorten every Reno cycle."""
+    from tcpeval.testbed.plan import plan
+    from tcpeval.testbed.validate import matched_scenario
+
+    sc = load_scenario(transfer(topology={"kind": "dumbbell", "bottleneck": {
+        "rate_mbps": 50, "delay_ms": 10, "buffer": {"bdp": 1.0}}},
+        flows=[{"algorithm": "reno", "rtt_ms": 100}]))  # fmt: skip
+    assert plan(sc).bottleneck.buffer_pkts == 417
+    assert matched_scenario(sc).data["topology"]["bottleneck"]["buffer"] == {"packets": 417}
+
+
+def _queue_run(
+    cwnd: list[int], qlen: list[int], drops: list[int], backend: dict[str, Any] | None = None
+) -> Any:
+    """A stand-in run of one forward flow, sampled every 0.1 s, base RTT
+    0.1 s, a 100-packet buffer (window before an episode: 0.1 s + two
+    10-ms probe periods, so two samples)."""
+    import pandas as pd
+
+    n = len(qlen)
+    time = [round(0.1 * i, 1) for i in range(n)]
+
+    class R:
+        queue_series = pd.DataFrame({"time": time, "link": [0] * n, "qlen": qlen, "drops": drops})
+        flow_series = pd.DataFrame({"time": time, "flow": [0] * n, "cwnd": cwnd})
+        links = pd.DataFrame({"buffer": [100], "buffer_bytes": [None]})
+        flows = pd.DataFrame({"flow": [0], "spec": [0], "base_rtt": [0.1]})
+        scenario = load_scenario(transfer())
+
+    R.backend = backend or {}
+    return R()
+
+
+def _episodes_case() -> tuple[list[int], list[int], list[int]]:
+    """Slow start's overflow at 0.2 s, then drops at 1.4 s (pipe steady at
+    200), 2.6 s (the pipe fell to 150 at 2.5 s: a stall), 3.8 s and 5.0 s."""
+    cwnd, qlen, drops = [], [], []
+    for i in range(51):
+        c = 210 + i
+        q = c - 200
+        if i == 25:
+            q += 50  # 50 packets moved from the pipe into the queue
+        cwnd.append(c)
+        qlen.append(q)
+        drops.append(sum(1 for k in (2, 14, 26, 38, 50) if i >= k) * 3)
+    return cwnd, qlen, drops
+
+
+def test_drop_episodes_tell_steady_growth_from_a_stall() -> None:
+    """Episodes start after a quiet second; one is disturbed when the pipe
+    (cwnd minus queue) fell more than 1 % of the buffer below its median
+    just before the first drop."""
+    from tcpeval.testbed.validate import drop_episodes, undisturbed_cycle
+
+    ep = drop_episodes(_queue_run(*_episodes_case()))
+    assert list(ep["time"]) == [0.2, 1.4, 2.6, 3.8, 5.0]
+    assert list(ep["drops"]) == [3.0] * 5
+    assert list(ep["pipe_dip"]) == [0.0, 0.0, 50.0, 0.0, 0.0]
+    assert list(ep["disturbed"]) == [False, False, True, False, False]
+    # After the first: 1.4 -> 2.6 and 2.6 -> 3.8 touch the disturbed one;
+    # 3.8 -> 5.0 is the only cycle of the flow's own growth.
+    assert undisturbed_cycle(ep) == pytest.approx(1.2)
+    assert math.isnan(undisturbed_cycle(ep.iloc[:3]))
+    cwnd, qlen, _ = _episodes_case()
+    assert drop_episodes(_queue_run(cwnd, qlen, [0] * len(qlen))).empty
+
+
+def test_disturbed_drops_name_the_stall_before_them() -> None:
+    """The page's table: each disturbed episode after the first with the
+    worst delay-line stall within one base RTT plus two probe periods
+    before it (none: the bottleneck stalled)."""
+    from tcpeval.testbed.validate import Validation, disturbed_drops
+
+    spells = {
+        "to_hosts": {"late_spells": [{"at_s": 2.65, "worst_us": 4000.0, "frames": 9}]},
+        "to_router": {"late_spells": [{"at_s": 2.7, "worst_us": 18000.0, "frames": 40},
+                                      {"at_s": 1.0, "worst_us": 30000.0, "frames": 90}]},
+    }  # fmt: skip
+    kernel = _queue_run(*_episodes_case(), backend={"delay_line": spells})
+    sim = _queue_run(*_episodes_case())
+    t = disturbed_drops(Validation(kernel.scenario, sim, [kernel]))
+    assert list(t["run"]) == ["simulator", "kernel 1"]
+    k = t.iloc[1]
+    assert (k["time_s"], k["drops"], k["pipe_dip_pkts"]) == (2.6, 3.0, 50.0)
+    # Spells at 2.65 and 2.7 s lie after the 2.6 s sample, the one at 1.0 s too long before.
+    assert math.isnan(k["stall_ms"])
+    spells["to_router"]["late_spells"][0]["at_s"] = 2.5
+    k = disturbed_drops(Validation(kernel.scenario, sim, [kernel])).iloc[1]
+    assert (k["stall_ms"], k["stall_at_s"], k["stall_direction"]) == (18.0, 2.5, "to_router")
+
+
 def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
     """With the simulator standing in for the kernel, every metric agrees
     exactly and the repetitions have no spread: the comparison's plumbing."""
@@ -467,6 +569,16 @@ def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
     page = write_report(v, tmp_path / "v")
     assert page.exists() and (tmp_path / "v" / "cwnd.png").stat().st_size > 0
     assert "window_reductions[0]" in page.read_text()
+    # --reuse-kernel: the stored kernel runs come back, for this scenario only.
+    from tcpeval.testbed.validate import stored_kernel_runs
+
+    # (The stand-in "kernel" ran the matched scenario.)
+    again = stored_kernel_runs(tmp_path / "v", matched_scenario(sc))
+    assert [r.links["drops"].iloc[0] for r in again] == [r.links["drops"].iloc[0] for r in v.kernel]
+    with pytest.raises(ValueError, match=r"--reuse-kernel: .*kernel-1 is a run of another scenario"):
+        stored_kernel_runs(tmp_path / "v", sc)
+    with pytest.raises(ValueError, match="--reuse-kernel: no stored kernel runs"):
+        stored_kernel_runs(tmp_path / "nothing", sc)
 
 
 def test_held_back_is_the_worst_share_of_busy_time() -> None:

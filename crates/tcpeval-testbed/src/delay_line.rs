@@ -24,7 +24,7 @@ use serde::Serialize;
 use crate::clock::{now_ns, tight_timer_slack};
 use crate::config::WireConfig;
 use crate::error::{Error, Result};
-use crate::lateness::{Lateness, LatenessSummary};
+use crate::lateness::{LateSpell, Lateness, LatenessSummary, Spells};
 use crate::{netns, sched, sys};
 
 /// `PACKET_IGNORE_OUTGOING` (include/uapi/linux/if_packet.h, Linux 4.20+):
@@ -83,11 +83,27 @@ pub struct DirectionStats {
     pub realtime: bool,
     /// Lateness of the frames sent on.
     pub lateness: LatenessSummary,
+    /// The stalls, as runs of frames that left 1 ms or more late, in
+    /// time order (see [`LateSpell`]).
+    pub late_spells: Vec<LateSpell>,
+    /// Spells beyond the kept ones (only counted).
+    pub late_spells_dropped: u64,
 }
 
 /// The running delay line.
 pub struct DelayLine {
     threads: Vec<JoinHandle<Result<(DirectionStats, Lateness)>>>,
+}
+
+impl WireStats {
+    /// Sets every late spell's time relative to the run's time zero `t0_ns`.
+    pub fn set_time_zero(&mut self, t0_ns: u64) {
+        for d in [&mut self.to_hosts, &mut self.to_router] {
+            for s in &mut d.late_spells {
+                s.at_s = (s.due_ns as i128 - t0_ns as i128) as f64 / 1e9;
+            }
+        }
+    }
 }
 
 /// What the whole wire did: both directions and their lateness together.
@@ -273,6 +289,7 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
         ..Default::default()
     };
     let mut lateness = Lateness::default();
+    let mut spells = Spells::default();
     let mut rng = Pcg64::seed_from_u64(d.seed);
     let mut queues: Vec<VecDeque<(u64, Vec<u8>)>> = vec![VecDeque::new(); d.addrs.len() + 1];
     let mut delays = d.delays_ns.clone();
@@ -313,6 +330,7 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
                 }
                 let (_, frame) = q.pop_front().expect("front exists");
                 lateness.record(now - due);
+                spells.record(due, now - due);
                 // SAFETY: sending our own buffer on our bound packet socket.
                 let n = unsafe {
                     libc::send(tx, frame.as_ptr() as *const libc::c_void, frame.len(), 0)
@@ -386,6 +404,7 @@ fn run_direction(d: Direction, stop: Arc<AtomicBool>) -> Result<(DirectionStats,
     }
     stats.socket_drops = socket_drops(rx);
     stats.lateness = lateness.summary();
+    (stats.late_spells, stats.late_spells_dropped) = spells.finish();
     Ok((stats, lateness))
 }
 

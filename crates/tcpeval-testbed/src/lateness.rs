@@ -108,6 +108,75 @@ impl Lateness {
     }
 }
 
+/// Lateness from which a frame counts as part of a late spell, ns: above
+/// it the frames that should have been spread out leave together, so the
+/// flow's ACK clock arrives as a burst (1 ms is ~4 frames at 50 Mbit/s,
+/// ~80 at 1 Gbit/s).
+pub const SPELL_THRESHOLD_NS: u64 = 1_000_000;
+/// Most spells kept per direction; later ones are only counted.
+pub const MAX_SPELLS: usize = 100_000;
+
+/// A run of consecutive frames that each left at least
+/// [`SPELL_THRESHOLD_NS`] late: one stall of the delay line, seen from the
+/// frames it held up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LateSpell {
+    /// When the spell's first frame was due, s from the run's time zero
+    /// (set by the run from [`LateSpell::due_ns`]; negative before it).
+    pub at_s: f64,
+    /// Its first frame's due time, `CLOCK_MONOTONIC` ns.
+    #[serde(skip)]
+    pub due_ns: u64,
+    /// The latest frame of the spell, us.
+    pub worst_us: f64,
+    /// Frames in the spell.
+    pub frames: u64,
+}
+
+/// The late spells of one direction, in time order.
+#[derive(Clone, Debug, Default)]
+pub struct Spells {
+    list: Vec<LateSpell>,
+    open: bool,
+    dropped: u64,
+}
+
+impl Spells {
+    /// Notes one frame due at `due_ns` that left `late_ns` after it: a late
+    /// frame joins the open spell or opens one; a timely frame closes it.
+    pub fn record(&mut self, due_ns: u64, late_ns: u64) {
+        if late_ns < SPELL_THRESHOLD_NS {
+            self.open = false;
+            return;
+        }
+        let late_us = late_ns as f64 / 1e3;
+        if self.open {
+            if let Some(s) = self.list.last_mut() {
+                s.worst_us = s.worst_us.max(late_us);
+                s.frames += 1;
+            }
+            return;
+        }
+        self.open = true;
+        if self.list.len() >= MAX_SPELLS {
+            self.dropped += 1;
+            self.open = false;
+            return;
+        }
+        self.list.push(LateSpell {
+            at_s: 0.0,
+            due_ns,
+            worst_us: late_us,
+            frames: 1,
+        });
+    }
+
+    /// The spells kept, and how many more were only counted.
+    pub fn finish(self) -> (Vec<LateSpell>, u64) {
+        (self.list, self.dropped)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +213,38 @@ mod tests {
         a.merge(&b);
         assert_eq!(a.summary().frames, 2);
         assert_eq!(a.quantile_us(1.0), 2.5);
+    }
+
+    #[test]
+    fn consecutive_late_frames_form_one_spell_and_a_timely_frame_ends_it() {
+        let mut s = Spells::default();
+        s.record(10, 200_000); // timely: no spell
+        s.record(20, 1_500_000);
+        s.record(30, 4_000_000);
+        s.record(40, 2_000_000);
+        s.record(50, 999_999); // below the threshold: closes the spell
+        s.record(60, 1_000_000);
+        let (list, dropped) = s.finish();
+        assert_eq!(dropped, 0);
+        assert_eq!(list.len(), 2);
+        assert_eq!(
+            (list[0].due_ns, list[0].frames, list[0].worst_us),
+            (20, 3, 4000.0)
+        );
+        assert_eq!(
+            (list[1].due_ns, list[1].frames, list[1].worst_us),
+            (60, 1, 1000.0)
+        );
+    }
+
+    #[test]
+    fn spells_beyond_the_cap_are_counted_not_kept() {
+        let mut s = Spells::default();
+        for i in 0..(MAX_SPELLS as u64 + 3) {
+            s.record(2 * i, 2_000_000);
+            s.record(2 * i + 1, 0);
+        }
+        let (list, dropped) = s.finish();
+        assert_eq!((list.len(), dropped), (MAX_SPELLS, 3));
     }
 }

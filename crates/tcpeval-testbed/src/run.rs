@@ -213,7 +213,10 @@ fn orchestrate(
         t.join()
             .map_err(|_| Error("a flow thread panicked".into()))?;
     }
-    let wire = wire.map(|w| w.join()).transpose()?;
+    let mut wire = wire.map(|w| w.join()).transpose()?;
+    if let Some(w) = wire.as_mut() {
+        w.set_time_zero(t0);
+    }
     let mut queues = Vec::new();
     for (link, r) in readers.iter_mut() {
         let link = *link;

@@ -37,6 +37,7 @@ __all__ = [
     "TableOutput",
     "build",
     "build_report",
+    "default_formats",
     "experiment_figures",
     "experiment_runs",
     "experiment_tables",
@@ -68,7 +69,9 @@ def build(
     """Build the report of the study whose results are in ``study_dir``.
 
     Writes every figure to ``study_dir/figures/`` (in ``formats``; None:
-    PNG, SVG and PDF; PNG always, see :func:`figure_formats`), every table
+    PNG alone for a quick study, whose report is a first look and must not
+    take longer than its runs, PNG, SVG and PDF for a full one; PNG always,
+    see :func:`figure_formats`), every table
     to ``study_dir/tables/`` (CSV) and the page to ``study_dir/report.html``
     (replaced atomically, once every figure file is written). Figures are
     saved on ``workers`` processes (default: every core; 1 saves in this
@@ -76,9 +79,9 @@ def build(
     no matplotlib Figure (``figure`` is None), so memory does not grow with
     the study.
     """
-    saved = figure_formats(FORMATS if formats is None else formats)
     check_runs(study_dir)
     study = load_results(study_dir)
+    saved = figure_formats(default_formats(study.mode) if formats is None else formats)
     figures: dict[str, list[FigureOutput]] = {}
     tables: dict[str, list[TableOutput]] = {}
     with FigureSaver(workers or os.cpu_count() or 1, progress) as saver:
@@ -93,6 +96,13 @@ def build(
     page = study.directory / "report.html"
     write_text_atomic(page, page_html(study, sections, __version__, card))
     return Report(page, figures, tables, card)
+
+
+def default_formats(mode: str) -> tuple[str, ...]:
+    """The figure formats a report saves unless told: PNG in quick mode
+    (SVG and PDF double the report's time, measured in BENCHMARKS.md),
+    all of :data:`FORMATS` in full mode."""
+    return ("png",) if mode == "quick" else FORMATS
 
 
 def check_runs(study_dir: str | Path) -> None:
