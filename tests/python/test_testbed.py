@@ -513,12 +513,10 @@ def test_drop_episodes_tell_steady_growth_from_a_stall() -> None:
     assert list(ep["drops"]) == [3.0] * 5
     assert list(ep["pipe_dip"]) == [0.0, 0.0, 50.0, 0.0, 0.0]
     assert list(ep["disturbed"]) == [False, False, True, False, False]
-    # 1.4 -> 2.6 and 2.6 -> 3.8 touch the disturbed one; 0.2 -> 1.4 (from
-    # slow start's overflow, never judged) and 3.8 -> 5.0 are the cycles of
-    # the flow's own growth.
+    # After the first: 1.4 -> 2.6 and 2.6 -> 3.8 touch the disturbed one;
+    # 3.8 -> 5.0 is the only cycle of the flow's own growth.
     assert undisturbed_cycle(ep) == pytest.approx(1.2)
-    assert undisturbed_cycle(ep.iloc[2:]) == pytest.approx(1.2)  # the disturbed 2.6 first: not judged
-    assert math.isnan(undisturbed_cycle(ep.iloc[1:4]))  # every gap touches 2.6
+    assert math.isnan(undisturbed_cycle(ep.iloc[:3]))
     cwnd, qlen, _ = _episodes_case()
     assert drop_episodes(_queue_run(cwnd, qlen, [0] * len(qlen))).empty
 

@@ -160,16 +160,11 @@ def drop_episodes(r: RunResult) -> pd.DataFrame:
 
 
 def undisturbed_cycle(episodes: pd.DataFrame) -> float:
-    """Mean interval (s) between consecutive drop episodes where neither is
-    disturbed: the loss cycle of the flows' own growth, with the cycles a
-    stall cut short left out; NaN without one. The first episode (slow
-    start's overflow, its two reductions within :data:`EPISODE_GAP_S`) is
-    not judged: its flows were not in congestion avoidance. Over the same
-    gaps as :func:`loss_cycle` where no episode is disturbed."""
-    t = episodes["time"].to_numpy()
-    bad = episodes["disturbed"].to_numpy(dtype=bool).copy()
-    if len(bad):
-        bad[0] = False
+    """Mean interval (s) between consecutive drop episodes after the first
+    (slow start's) where neither is disturbed: the loss cycle of the flows'
+    own growth, with the cycles a stall cut short left out; NaN without one."""
+    e = episodes.iloc[1:]
+    t, bad = e["time"].to_numpy(), e["disturbed"].to_numpy(dtype=bool)
     gaps = [b - a for a, b, x, y in zip(t, t[1:], bad, bad[1:], strict=False) if not x and not y]
     return float(np.mean(gaps)) if gaps else math.nan
 
