@@ -162,7 +162,11 @@ def drop_episodes(r: RunResult) -> pd.DataFrame:
 def undisturbed_cycle(episodes: pd.DataFrame) -> float:
     """Mean interval (s) between consecutive drop episodes after the first
     (slow start's) where neither is disturbed: the loss cycle of the flows'
-    own growth, with the cycles a stall cut short left out; NaN without one."""
+    own growth, with the cycles a stall cut short left out; NaN without one.
+    The gap from the first episode is left out as :func:`loss_cycle` leaves
+    out its first: a kernel's slow-start overflow can end in a second
+    episode a few seconds later (seen: 4.0 s, Reno at 50 Mbit/s), which is
+    no cycle."""
     e = episodes.iloc[1:]
     t, bad = e["time"].to_numpy(), e["disturbed"].to_numpy(dtype=bool)
     gaps = [b - a for a, b, x, y in zip(t, t[1:], bad, bad[1:], strict=False) if not x and not y]
