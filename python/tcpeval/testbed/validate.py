@@ -188,7 +188,7 @@ def late_spells(r: RunResult) -> pd.DataFrame:
 def stall_before(spells: pd.DataFrame, t: float, window_s: float) -> pd.Series | None:
     """The worst stall that began within ``window_s`` before ``t`` (s), or None."""
     w = spells[(spells["at_s"] <= t) & (spells["at_s"] >= t - window_s)]
-    return None if w.empty else w.loc[w["worst_us"].idxmax()]
+    return None if w.empty else w.iloc[int(w["worst_us"].to_numpy().argmax())]
 
 
 def run_metrics(r: RunResult) -> dict[str, float]:
@@ -304,13 +304,16 @@ def disturbed_drops(v: Validation) -> pd.DataFrame:
         ep = drop_episodes(r).iloc[1:]
         spells = late_spells(r)
         window = float(r.flows["base_rtt"].max()) + 2 * r.scenario.data["probes"]["queue_period_ms"] / 1e3
-        for e in ep[ep["disturbed"]].itertuples():
-            st = stall_before(spells, e.time, window)
+        d = ep[ep["disturbed"].astype(bool)]
+        for t, drops, dip in zip(
+            d["time"].to_numpy(float), d["drops"].to_numpy(float), d["pipe_dip"].to_numpy(float), strict=True
+        ):
+            st = stall_before(spells, float(t), window)
             rows.append({
                 "run": name,
-                "time_s": e.time,
-                "drops": e.drops,
-                "pipe_dip_pkts": e.pipe_dip,
+                "time_s": float(t),
+                "drops": float(drops),
+                "pipe_dip_pkts": float(dip),
                 "stall_ms": math.nan if st is None else st["worst_us"] / 1e3,
                 "stall_at_s": math.nan if st is None else st["at_s"],
                 "stall_direction": "" if st is None else st["direction"],
