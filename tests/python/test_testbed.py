@@ -568,6 +568,7 @@ def test_validate_against_itself_shows_no_difference(tmp_path: Path) -> None:
     assert (t["diff_pct"].dropna() == 0).all()
     page = write_report(v, tmp_path / "v")
     assert page.exists() and (tmp_path / "v" / "cwnd.png").stat().st_size > 0
+    assert (tmp_path / "v" / "pipe.png").stat().st_size > 0 and 'src="pipe.png"' in page.read_text()
     assert "window_reductions[0]" in page.read_text()
     # --reuse-kernel: the stored kernel runs come back, for this scenario only.
     from tcpeval.testbed.validate import stored_kernel_runs

@@ -352,8 +352,37 @@ def plot_cwnd(v: Validation, path: Path) -> None:
     save(fig, path)
 
 
+def plot_pipe(v: Validation, path: Path) -> None:
+    """The pipe (forward flows' summed cwnd minus the bottleneck queue) of
+    the simulator and each kernel repetition, after the first drop episode
+    (slow start's; the pipe means nothing before it), with every disturbed
+    episode marked: a dip before a loss is a stall that brought it forward."""
+    from tcpeval.plots._figure import new_figure, save
+
+    fig = new_figure(8, 3.5)
+    ax = fig.add_subplot()
+    # The kernel's runs first, the simulator's on top of them.
+    runs = [(f"kernel {j}", x, f"C{j}") for j, x in enumerate(v.kernel, start=1)]
+    for name, r, color in [*runs, ("simulator", v.sim, "black")]:
+        ep = drop_episodes(r)
+        p = pipe_series(r)
+        if len(ep):
+            p = p[p.index > float(ep["time"].iloc[0]) + EPISODE_GAP_S]
+        ax.plot(p.index, p.to_numpy(), color=color, linewidth=0.8, label=name)
+        bad = ep.iloc[1:][ep["disturbed"].iloc[1:].astype(bool)]
+        if len(bad):
+            at = p.reindex(bad["time"].to_numpy(float), method="nearest")
+            ax.plot(at.index, at.to_numpy(), "x", color=color, markersize=8)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("summed cwnd - bottleneck queue (packets)")
+    ax.set_title("pipe; x: a drop episode a stall brought forward", fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    save(fig, path)
+
+
 def write_report(v: Validation, out: Path) -> Path:
-    """``out/validation.csv``, ``out/cwnd.png``, ``out/index.html`` and every
+    """``out/validation.csv``, ``out/disturbed_drops.csv``, ``out/cwnd.png``,
+    ``out/pipe.png``, ``out/index.html`` and every
     run's tables under ``out/runs/`` (``sim``, ``kernel-1`` ...); the page's path."""
     from tcpeval.store import save_run
 
@@ -367,6 +396,7 @@ def write_report(v: Validation, out: Path) -> Path:
     t = t.merge(per_rep, left_on="metric", right_index=True, how="left")
     t.to_csv(out / "validation.csv", index=False)
     plot_cwnd(v, out / "cwnd.png")
+    plot_pipe(v, out / "pipe.png")
     heads = "".join(f"<th>kernel {k}</th>" for k in range(1, len(v.kernel) + 1))
     facts = v.kernel[0].backend
     late = facts.get("delay_line", {}).get("lateness", {})
@@ -395,6 +425,7 @@ first (slow start's), an episode is disturbed when the pipe fell more than {DIST
 buffer below its median within one base RTT plus two probe periods before the first drop. Beside each,
 the worst delay-line stall (frames held 1 ms or more) in that time; none means the bottleneck's own.
 <code>loss_cycle_undisturbed_s</code> above leaves out every cycle a disturbed episode begins or ends.</p>
+<p><img src="pipe.png" alt="the pipe of the simulator and the kernel, disturbed episodes marked" style="max-width:100%"></p>
 <table><tr><th>run</th><th>time (s)</th><th>drops</th><th>pipe dip (packets)</th><th>worst stall (ms)</th>
 <th>stall at (s)</th><th>direction</th></tr>{disturbed_rows}</table>
 </body></html>
