@@ -326,6 +326,12 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
             print(
                 f"  from a short calibration run for {', '.join(calibrated)}: none of their runs is stored yet"
             )
+        if calibrated:
+            print(
+                "  a calibration sees only a run's first seconds: where the links fill slowly or flows start "
+                "later it runs low (full fairness: 37 min calibrated, about 1 h 30 min taken); the estimate "
+                "sharpens as runs are stored"
+            )
     print(f"results directory: {out}")
     return 0
 

@@ -115,6 +115,7 @@ def test_plan_estimates_the_time_before_any_run_is_stored(tmp_path: Path) -> Non
     p = _tcpeval("study", "run", str(study), "--plan", "--workers", "2", "--out", str(tmp_path / "o"))
     assert p.returncode == 0, p.stderr
     assert "the 8 runs left: about 0 h 00 min on 2 workers (from a short calibration run)" in p.stdout
+    assert "a calibration sees only a run's first seconds" in p.stdout  # and says it may run low
     assert not (tmp_path / "o").exists()
 
 
