@@ -125,6 +125,13 @@ def pipe_series(r: RunResult) -> pd.Series:
     return (f.groupby("time")["cwnd"].sum() - q).dropna()
 
 
+def lookback_s(r: RunResult) -> float:
+    """How far before a drop episode its cause is looked for, s: one
+    largest base RTT (a stall's burst reaches the queue within it) plus two
+    queue-probe periods (the drop lies within the period before its sample)."""
+    return float(r.flows["base_rtt"].max()) + 2 * r.scenario.data["probes"]["queue_period_ms"] / 1e3
+
+
 def drop_episodes(r: RunResult) -> pd.DataFrame:
     """The bottleneck's (link 0's) drop episodes, from the queue probe.
 
@@ -147,7 +154,7 @@ def drop_episodes(r: RunResult) -> pd.DataFrame:
     pipe = pipe_series(r)
     after = pipe[pipe.index > t[first[0]]]
     median = float(after.median()) if len(after) else math.nan
-    window = float(r.flows["base_rtt"].max()) + 2 * r.scenario.data["probes"]["queue_period_ms"] / 1e3
+    window = lookback_s(r)
     buffer = float(r.links["buffer"].iloc[0])
     rows = []
     for i, nxt in zip(first, ends, strict=True):
@@ -303,7 +310,7 @@ def disturbed_drops(v: Validation) -> pd.DataFrame:
     for name, r in [("simulator", v.sim)] + [(f"kernel {k}", x) for k, x in enumerate(v.kernel, start=1)]:
         ep = drop_episodes(r).iloc[1:]
         spells = late_spells(r)
-        window = float(r.flows["base_rtt"].max()) + 2 * r.scenario.data["probes"]["queue_period_ms"] / 1e3
+        window = lookback_s(r)
         d = ep[ep["disturbed"].astype(bool)]
         for t, drops, dip in zip(
             d["time"].to_numpy(float), d["drops"].to_numpy(float), d["pipe_dip"].to_numpy(float), strict=True
