@@ -46,6 +46,7 @@ class RunTables(TypedDict):
 
     sim_time_s: float
     events: int
+    random_draws: int
     flow_series: FlowSeries
     queue_series: QueueSeries
     class_series: ClassSeries

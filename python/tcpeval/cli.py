@@ -268,9 +268,12 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
         progress=not args.quiet,
         backend=args.backend,
     )
+    twins = (
+        f" ({summary.reused} stored from a seed twin: they draw no random number)" if summary.reused else ""
+    )
     print(
         f"{study.name} ({mode}): {summary.total} runs, {summary.skipped} already stored, "
-        f"{summary.ok} done now, {len(summary.failed)} failed"
+        f"{summary.ok} done now{twins}, {len(summary.failed)} failed"
     )
     for rec in summary.failed:
         print(f"  failed: {rec.experiment} {rec.point} seed {rec.seed}: {(rec.error or '').splitlines()[0]}")

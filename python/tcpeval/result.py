@@ -138,6 +138,10 @@ class RunResult:
     #: Facts of a run on another backend than the simulator (``tcpeval.testbed``:
     #: host, kernel, delay-line lateness); empty for a simulated run.
     backend: dict[str, Any] = field(default_factory=dict)
+    #: Random numbers the simulator drew (loss, jitter, traffic, AQM, a
+    #: seeded algorithm): 0 means the same results for every seed. None when
+    #: not known (a testbed run, or one stored before tcpeval 0.14).
+    random_draws: int | None = None
 
     def __post_init__(self) -> None:
         for table, (id_col, source, name_col) in NAME_COLUMNS.items():
@@ -168,6 +172,7 @@ class RunResult:
             class_series=_series_frame(raw["class_series"]),
             classes=classes,
             aqm_series=_series_frame(raw["aqm_series"]),
+            random_draws=int(raw["random_draws"]),
         )
 
     @property

@@ -285,11 +285,16 @@ class ResultsDB:
         experiment, sweep point (its JSON text), seed, key. Their ``files``
         are not read (None). Raises :class:`StoreError` naming the catalog
         when a row's point or metrics is not a JSON object."""
+        if experiment is None:
+            return self._select("", ())
+        return self._select(" WHERE experiment = ?", (experiment,))
+
+    def records_of(self, keys: list[str]) -> list[RunRecord]:
+        """The catalog rows of the runs ``keys`` that have one, as :meth:`records` gives them."""
+        return self._select(f" WHERE key IN ({', '.join('?' * len(keys))})", tuple(keys))
+
+    def _select(self, where: str, args: tuple[str, ...]) -> list[RunRecord]:
         q = "SELECT key, experiment, point, seed, status, error, wall_s, metrics FROM runs"
-        args: tuple[str, ...] = ()
-        if experiment is not None:
-            q += " WHERE experiment = ?"
-            args = (experiment,)
         return [
             RunRecord(
                 key=key,
@@ -302,7 +307,7 @@ class ResultsDB:
                 metrics=self._json_object(metrics, f"run {key}: metrics"),
             )
             for key, exp, point, seed, status, error, wall, metrics in self._query(
-                q + " ORDER BY experiment, point, seed, key", args
+                q + where + " ORDER BY experiment, point, seed, key", args
             )
         ]
 

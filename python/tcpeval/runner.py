@@ -11,9 +11,17 @@ cluster's threads), each under its claim, so several sweeps can share one
 results directory (:mod:`tcpeval.results_db`). A run that fails is recorded with its
 error and does not stop the others; a rerun retries it and skips every run
 already stored. Runs start in turn from each experiment (round robin in
-study order, each experiment's own runs in sweep order), so that the
-progress bar's rate, and so its ETA, is a fair mix of cheap and costly
-experiments from the start. When an experiment's metric declarations changed since its
+study order; each experiment's first seed of every sweep point, in sweep
+order, before any second seed), so that the progress bar's rate, and so its
+ETA, is a fair mix of cheap and costly experiments from the start.
+
+A run whose simulation drew no random number (``random_draws`` 0 in its
+summary: no random loss, jitter, generated traffic, random AQM drop or
+seeded algorithm) gives the same tables for every seed. A later seed of the
+same sweep point is then not simulated: its run is stored from that twin's
+tables, with its own scenario and seed in its summary and ``reused_from``
+naming the twin (:func:`reuse_seed_twin`). A later seed whose twin is still
+running waits for it while other runs can start. When an experiment's metric declarations changed since its
 stored runs were measured (``study.json`` keeps a digest per experiment),
 those runs are re-measured from their stored tables, without simulating.
 
@@ -48,8 +56,9 @@ from tcpeval.errors import StoreError
 from tcpeval.metrics.named import compute
 from tcpeval.result import RunResult
 from tcpeval.results_db import Claim, ResultsDB, RunRecord
+from tcpeval.scenario import Scenario
 from tcpeval.simulate import run
-from tcpeval.store import encode_run, store_run
+from tcpeval.store import SUMMARY, encode_run, read_summary, store_run
 from tcpeval.study import RunSpec, Study, expand, experiment_time_scale, sweep_paths
 from tcpeval.testbed import BACKENDS
 
@@ -157,9 +166,11 @@ class SweepSummary:
     """What a call to :func:`run_study` did.
 
     ``skipped``: runs stored before, or by another process during, this
-    sweep; ``failed``: runs that raised; ``metric_failed``: runs stored
-    whose metrics (some of them) could not be computed; ``repaired``: stored
-    runs found damaged and simulated again."""
+    sweep; ``ok``: runs stored now, ``reused`` of them from a seed twin's
+    tables instead of simulated (see the module doc); ``failed``: runs that
+    raised; ``metric_failed``: runs stored whose metrics (some of them) could
+    not be computed; ``repaired``: stored runs found damaged and simulated
+    again."""
 
     total: int
     skipped: int
@@ -167,18 +178,81 @@ class SweepSummary:
     failed: list[RunRecord]
     metric_failed: list[RunRecord] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
+    reused: int = 0
+
+
+def point_id(spec: RunSpec) -> tuple[str, str]:
+    """The experiment and sweep point of a run: the same for all its seeds."""
+    return spec.experiment, json.dumps(spec.point, sort_keys=True)
 
 
 def interleave(specs: list[RunSpec]) -> list[RunSpec]:
     """``specs`` reordered round robin over their experiments: the first run
     of each experiment (in order of first appearance), then the second of
-    each, and so on; each experiment keeps its own order."""
+    each, and so on. Within an experiment, the first seed of every sweep
+    point comes before any point's second seed (otherwise in sweep order),
+    so that a seed twin is usually stored before its later seeds start."""
     by_exp: dict[str, list[RunSpec]] = {}
     for s in specs:
         by_exp.setdefault(s.experiment, []).append(s)
-    queues = list(by_exp.values())
+    queues = []
+    for q in by_exp.values():
+        seen: dict[tuple[str, str], int] = {}
+        ranks = []
+        for s in q:
+            pid = point_id(s)
+            ranks.append(seen.get(pid, 0))
+            seen[pid] = ranks[-1] + 1
+        queues.append([s for _, s in sorted(zip(ranks, q, strict=True), key=lambda rs: rs[0])])
     longest = max((len(q) for q in queues), default=0)
     return [q[i] for i in range(longest) for q in queues if i < len(q)]
+
+
+def reuse_seed_twin(db: ResultsDB, spec: RunSpec, twins: list[RunSpec]) -> Outcome | None:
+    """The outcome of ``spec`` taken from a stored run of another seed of its
+    sweep point (one of ``twins``) whose simulation drew no random number, so
+    that its tables are exactly what simulating ``spec`` would give; None
+    when there is no such twin (then ``spec`` is simulated).
+
+    A twin qualifies when it is stored intact by this tcpeval version, its
+    summary says ``random_draws`` 0, and its scenario is ``spec``'s but for
+    the seed. The outcome has the twin's tables byte for byte and metrics
+    (they read the tables, never the seed), and a summary with ``spec``'s
+    scenario, hash and seed and ``reused_from`` naming the twin's key."""
+    started = time.perf_counter()
+    mine = dict(spec.scenario, seed=None)
+    for twin in twins:
+        if twin.key == spec.key or not db.stored_ok(twin.key):
+            continue
+        try:
+            summary = read_summary(db.run_dir(twin.key) / SUMMARY)
+        except StoreError:
+            continue  # unreadable: simulate instead
+        if (
+            summary.get("random_draws") != 0
+            or summary.get("tcpeval_version") != __version__
+            or dict(summary["scenario"], seed=None) != mine
+        ):
+            continue
+        stored = db.records_of([twin.key])
+        if not stored:
+            continue
+        try:
+            files = {p.name: p.read_bytes() for p in db.run_dir(twin.key).iterdir() if p.name != SUMMARY}
+        except OSError:
+            continue  # unreadable: simulate instead
+        summary.update(
+            seed=spec.seed,
+            scenario=spec.scenario,
+            scenario_hash=Scenario(spec.scenario).hash,
+            reused_from=twin.key,
+        )
+        files[SUMMARY] = json.dumps(summary, indent=2, default=float).encode()
+        record = replace(
+            stored[0], key=spec.key, seed=spec.seed, wall_s=time.perf_counter() - started, files=None
+        )
+        return Outcome(record, files)
+    return None
 
 
 class _ThreadPool:
@@ -237,6 +311,44 @@ def dask_missing_message() -> str | None:
     return None
 
 
+@dataclass
+class _Tally:
+    """What :func:`_sweep` did, as it goes."""
+
+    ok: int = 0
+    elsewhere: int = 0
+    reused: int = 0
+    failed: list[RunRecord] = field(default_factory=list)
+    metric_failed: list[RunRecord] = field(default_factory=list)
+
+
+def _store(db: ResultsDB, spec: RunSpec, outcome: Outcome, tally: _Tally, bar: Any) -> None:
+    """Stores one outcome (under ``spec``'s claim, held by the caller) and counts it."""
+    rec = outcome.record
+    if outcome.version != __version__:
+        # Its key says this version: results of another must not be stored under it.
+        rec = replace(
+            rec,
+            status="error",
+            metrics={},
+            error=f"the worker runs tcpeval {outcome.version}, this process "
+            f"{__version__}: install the same version on every worker",
+        )
+        outcome = Outcome(rec, None)
+    if outcome.files is not None:
+        rec = replace(rec, files=store_run(outcome.files, db.run_dir(spec.key)))
+    db.record(rec)
+    if rec.status == "ok":
+        tally.ok += 1
+        if rec.error:
+            tally.metric_failed.append(rec)
+            bar.write(f"metrics failed: {_where(rec)}: {rec.error}")
+    else:
+        tally.failed.append(rec)
+        bar.write(f"run failed: {_where(rec)}: {(rec.error or '').splitlines()[0]}")
+    bar.update(1)
+
+
 def _sweep(
     db: ResultsDB,
     todo: list[RunSpec],
@@ -244,19 +356,30 @@ def _sweep(
     pool: _ThreadPool | _DaskPool,
     bar: Any,
     started_at: float,
-) -> tuple[int, int, list[RunRecord], list[RunRecord]]:
+) -> _Tally:
     """Runs ``todo`` on ``pool``, at most ``pool.window`` at a time, each under
-    its claim; returns (ok, stored by another process, failed, metric_failed)."""
+    its claim, storing a later seed from its seed twin where it can (see the
+    module doc)."""
     pending = deque(todo)
     waiting: list[RunSpec] = []
     running: dict[Any, tuple[RunSpec, Claim]] = {}
-    ok, elsewhere = 0, 0
-    failed: list[RunRecord] = []
-    metric_failed: list[RunRecord] = []
+    twins: dict[tuple[str, str], list[RunSpec]] = {}
+    for spec in todo:
+        twins.setdefault(point_id(spec), []).append(spec)
+    in_flight: dict[tuple[str, str], int] = {}
+    tally = _Tally()
     try:
         while pending or running or waiting:
-            while pending and len(running) < pool.window:
+            passed = 0  # specs put back since the last one started
+            while pending and len(running) < pool.window and passed < len(pending):
                 spec = pending.popleft()
+                pid = point_id(spec)
+                if in_flight.get(pid) and len(twins[pid]) > 1:
+                    # Its twin may draw nothing: let other runs go first.
+                    pending.append(spec)
+                    passed += 1
+                    continue
+                passed = 0
                 claim = db.claim(spec.key)
                 if claim is None:  # another process is running it
                     waiting.append(spec)
@@ -268,41 +391,31 @@ def _sweep(
                 ):
                     # Stored (or tried) by another process since this sweep began.
                     claim.release()
-                    elsewhere += 1
+                    tally.elsewhere += 1
                     bar.update(1)
                     continue
                 db.remove_partial_runs(spec.key)
+                try:
+                    reused = reuse_seed_twin(db, spec, twins[pid])
+                    if reused is not None:
+                        _store(db, spec, reused, tally, bar)
+                except BaseException:
+                    claim.release()
+                    raise
+                if reused is not None:
+                    claim.release()
+                    tally.reused += 1
+                    continue
                 running[pool.submit(spec, metric_specs[spec.experiment])] = (spec, claim)
+                in_flight[pid] = in_flight.get(pid, 0) + 1
             if running:
                 for future in pool.wait(list(running), timeout=0.5):
                     spec, claim = running.pop(future)
+                    in_flight[point_id(spec)] -= 1
                     try:
-                        outcome: Outcome = future.result()
-                        rec = outcome.record
-                        if outcome.version != __version__:
-                            # Its key says this version: results of another must not be stored under it.
-                            rec = replace(
-                                rec,
-                                status="error",
-                                metrics={},
-                                error=f"the worker runs tcpeval {outcome.version}, this process "
-                                f"{__version__}: install the same version on every worker",
-                            )
-                            outcome = Outcome(rec, None)
-                        if outcome.files is not None:
-                            rec = replace(rec, files=store_run(outcome.files, db.run_dir(spec.key)))
-                        db.record(rec)
+                        _store(db, spec, future.result(), tally, bar)
                     finally:
                         claim.release()
-                    if rec.status == "ok":
-                        ok += 1
-                        if rec.error:
-                            metric_failed.append(rec)
-                            bar.write(f"metrics failed: {_where(rec)}: {rec.error}")
-                    else:
-                        failed.append(rec)
-                        bar.write(f"run failed: {_where(rec)}: {(rec.error or '').splitlines()[0]}")
-                    bar.update(1)
             elif waiting:
                 time.sleep(0.2)
                 free = []
@@ -317,7 +430,7 @@ def _sweep(
         pool.close()
         for _, claim in running.values():
             claim.release()
-    return ok, elsewhere, failed, metric_failed
+    return tally
 
 
 def _where(rec: RunRecord) -> str:
@@ -417,16 +530,17 @@ def run_study(
         else:
             pool = _ThreadPool(workers or os.cpu_count() or 1)
         with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
-            ok, elsewhere, failed, metric_failed = _sweep(db, todo, metric_specs, pool, bar, started_at)
+            tally = _sweep(db, todo, metric_specs, pool, bar, started_at)
         info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         db.write_study(study.source, info)
     finally:
         db.close()
     return SweepSummary(
         total=len(specs),
-        skipped=len(specs) - len(todo) + elsewhere,
-        ok=ok,
-        failed=failed,
-        metric_failed=metric_failed,
+        skipped=len(specs) - len(todo) + tally.elsewhere,
+        ok=tally.ok,
+        failed=tally.failed,
+        metric_failed=tally.metric_failed,
         repaired=sorted(damaged),
+        reused=tally.reused,
     )

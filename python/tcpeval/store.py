@@ -58,6 +58,7 @@ def summary_record(result: RunResult) -> dict[str, Any]:
         "scenario": result.scenario.data,
         "sim_time_s": result.sim_time_s,
         "events": result.events,
+        "random_draws": result.random_draws,
         "wall_time_s": result.wall_time_s,
         "flows": result.summary().to_dict(orient="records"),
         "links": result.link_summary().to_dict(orient="records"),
@@ -175,7 +176,9 @@ def verify_run(run_dir: str | Path, expected: Mapping[str, str]) -> list[str]:
     return problems
 
 
-def _read_summary(path: Path) -> dict[str, Any]:
+def read_summary(path: Path) -> dict[str, Any]:
+    """A run's ``summary.json``; a missing, unreadable or invalid one raises
+    :class:`StoreError` naming it."""
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -208,7 +211,7 @@ def load_run(run_dir: str | Path) -> RunResult:
     """Reads a run written by :func:`save_run`; a missing, damaged or
     unreadable file raises :class:`StoreError` naming it."""
     d = Path(run_dir)
-    meta = _read_summary(d / SUMMARY)
+    meta = read_summary(d / SUMMARY)
     tables: dict[str, Any] = {name: _read_table(d / f"{name}.parquet") for name in TABLES}
     return RunResult(
         scenario=Scenario(meta["scenario"]),
@@ -216,5 +219,6 @@ def load_run(run_dir: str | Path) -> RunResult:
         events=meta["events"],
         wall_time_s=meta["wall_time_s"],
         backend=meta.get("backend", {}),
+        random_draws=meta.get("random_draws"),
         **tables,
     )

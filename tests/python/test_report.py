@@ -121,6 +121,9 @@ def test_a_quick_study_saves_png_unless_told(tmp_path):
     assert {p.suffix for p in (here / "figures").iterdir()} == {".png"}
     build(here, workers=1, formats=["svg"])
     assert {p.suffix for p in (here / "figures").iterdir()} == {".png", ".svg"}
+    # Rebuilt PNG alone: the SVGs of the last build go, so none is stale.
+    build(here, workers=1)
+    assert {p.suffix for p in (here / "figures").iterdir()} == {".png"}
 
 
 def test_only_the_formats_asked_for_are_saved_and_linked(fake_study_dir, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sqlite3
 import subprocess
@@ -14,6 +15,8 @@ import pytest
 from tcpeval import runner
 from tcpeval.results_db import results
 from tcpeval.runner import run_study
+from tcpeval.scenario import Scenario
+from tcpeval.store import encode_run
 from tcpeval.study import RunSpec, StudyError, expand, load_study, parse_study, set_path, shipped_studies
 
 TINY = """
@@ -55,6 +58,9 @@ name = "t"
 rows = ["algorithm", "rtt"]
 columns = ["goodput", "jain", "reno_over"]
 """
+
+TINY_LOSSY = TINY.replace("rate_mbps = 20, delay_ms = 5", "rate_mbps = 20, delay_ms = 5, loss = 0.001")
+"""TINY with random loss: every seed is a run of its own (none is a twin of another)."""
 
 
 def test_expansion_grid_seeds_paths_and_algorithm_settings() -> None:
@@ -164,7 +170,8 @@ def _tiny_file(tmp_path: Path) -> Path:
 def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch) -> None:
     study = parse_study(TINY)
     specs = expand(study)
-    doomed = specs[3].key
+    doomed = specs[2].key  # a first seed: its twin, seed 2, is then simulated
+    assert specs[2].seed == 1
     real_run = runner.run
 
     def flaky(scenario, progress=False):
@@ -222,6 +229,55 @@ def test_runs_start_round_robin_over_experiments_each_in_sweep_order() -> None:
     order = [s.key for s in runner.interleave(specs)]
     assert order == ["a0", "b0", "c0", "a1", "c1", "a2"]
     assert runner.interleave([]) == []
+
+
+def test_each_experiments_first_seeds_start_before_its_second_seeds() -> None:
+    def spec(experiment: str, i: int, seed: int) -> RunSpec:
+        return RunSpec(experiment, {"i": i}, seed, {}, f"{experiment}{i}s{seed}")
+
+    specs = [spec("a", i, seed) for i in range(2) for seed in (1, 2)] + [spec("b", 0, 1), spec("b", 0, 2)]
+    order = [s.key for s in runner.interleave(specs)]
+    assert order == ["a0s1", "b0s1", "a1s1", "b0s2", "a0s2", "a1s2"]
+
+
+def test_a_later_seed_of_a_run_that_draws_nothing_is_stored_from_its_twin(tmp_path, monkeypatch) -> None:
+    # TINY draws no random number (no loss, jitter or traffic): each point's
+    # seed 2 is its seed 1. Simulated on one worker, every seed 2 finds its
+    # twin stored and is not simulated; its tables are what simulating it gives.
+    study = parse_study(TINY)
+    simulated = []
+    real_run = runner.run
+
+    def counting(scenario, progress=False):
+        simulated.append(scenario["seed"])
+        return real_run(scenario, progress=progress)
+
+    monkeypatch.setattr(runner, "run", counting)
+    summary = run_study(study, tmp_path, workers=1, progress=False)
+    assert summary.ok == 8 and summary.reused == 4 and sorted(simulated) == [1, 1, 1, 1]
+    df = results(tmp_path).set_index("key")
+    db = runner.ResultsDB(tmp_path)
+    for spec in expand(study):
+        if spec.seed == 1:
+            continue
+        twin = next(s for s in expand(study) if s.point == spec.point and s.seed == 1)
+        meta = json.loads((db.run_dir(spec.key) / "summary.json").read_text())
+        assert meta["seed"] == 2 and meta["reused_from"] == twin.key and meta["random_draws"] == 0
+        assert meta["scenario"] == spec.scenario and meta["scenario_hash"] == Scenario(spec.scenario).hash
+        fresh = encode_run(real_run(spec.scenario, progress=False))
+        for name, data in fresh.items():
+            if name != "summary.json":
+                assert (db.run_dir(spec.key) / name).read_bytes() == data, name
+        assert df.loc[spec.key, "goodput"] == df.loc[twin.key, "goodput"]
+    assert not db.damaged()
+    db.close()
+
+
+def test_runs_that_draw_random_numbers_are_all_simulated(tmp_path) -> None:
+    summary = run_study(parse_study(TINY_LOSSY), tmp_path, workers=2, progress=False)
+    assert summary.ok == 8 and summary.reused == 0
+    df = results(tmp_path)
+    assert df.groupby(["algorithm", "rtt"])["goodput"].nunique().eq(2).all()
 
 
 # Eight runs in sweep order on one worker: seven of a fraction of a second,

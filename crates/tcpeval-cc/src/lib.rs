@@ -367,6 +367,14 @@ pub trait CongestionControl {
     /// per connection with a value from the flow's seeded stream, so a run
     /// stays deterministic. Algorithms without random choices ignore it.
     fn set_random_seed(&mut self, _seed: u64) {}
+
+    /// Whether the algorithm draws from the seed given by
+    /// [`CongestionControl::set_random_seed`]: then a run's results may
+    /// depend on its seed, and the simulator counts the connection as
+    /// having drawn (whether or not it reached a random choice).
+    fn uses_random_seed(&self) -> bool {
+        false
+    }
 }
 
 /// An algorithm that the registry can build by name from typed parameters.

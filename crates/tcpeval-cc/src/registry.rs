@@ -126,6 +126,9 @@ macro_rules! algorithms {
             fn set_random_seed(&mut self, seed: u64) {
                 match self { $(Algorithm::$variant(a) => a.set_random_seed(seed)),* }
             }
+            fn uses_random_seed(&self) -> bool {
+                match self { $(Algorithm::$variant(a) => a.uses_random_seed()),* }
+            }
         }
     };
 }

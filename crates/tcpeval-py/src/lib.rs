@@ -299,6 +299,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("sim_time_s", r.sim_time_s)?;
     out.set_item("events", r.events)?;
+    out.set_item("random_draws", r.random_draws)?;
     out.set_item(FlowSeries::KEY, table_to_py(py, r.flow_series)?)?;
     out.set_item(QueueSeries::KEY, table_to_py(py, r.queue_series)?)?;
     out.set_item(AqmSeries::KEY, table_to_py(py, r.aqm_series)?)?;

@@ -14,7 +14,7 @@ use crate::event::LinkId;
 use crate::flow::FlowMeta;
 use crate::net::topology::build_network_with;
 use crate::net::Network;
-use crate::rng::{purpose, stream};
+use crate::rng::{draws_on_this_thread, purpose, stream};
 use crate::scenario::{check, check_pos, FlowSpec, Probes, Scenario, ScenarioError, TcpOptions};
 use crate::tcp::TcpConfig;
 use crate::time::Time;
@@ -61,11 +61,15 @@ pub struct Resolved {
     pub(crate) udp: Vec<UdpSource>,
     /// What to record.
     pub(crate) probes: Probes,
+    /// Random numbers drawn while resolving (start-time jitter, a bulk
+    /// generator's round-trip times and starts): see [`crate::rng`].
+    pub(crate) random_draws: u64,
 }
 
 impl Resolved {
     /// Validates `sc` and resolves it; the error names the first bad field.
     pub fn new(sc: &Scenario) -> Result<Resolved, ScenarioError> {
+        let draws_before = draws_on_this_thread();
         check_pos("duration_s", sc.duration_s, 1e7)?;
         check("packet_size", f64::from(sc.packet_size), 80.0, 65535.0)?;
         if sc.flows.is_empty() && sc.traffic.is_empty() {
@@ -167,6 +171,7 @@ impl Resolved {
             web: plan.web,
             udp: plan.udp,
             probes,
+            random_draws: draws_on_this_thread() - draws_before,
         })
     }
 }

@@ -182,6 +182,9 @@ pub struct Results {
     pub sim_time_s: f64,
     /// Events processed.
     pub events: u64,
+    /// Random numbers drawn (see [`crate::rng`]): 0 means the run's
+    /// results are the same for every seed.
+    pub random_draws: u64,
     /// Per-flow series.
     pub flow_series: FlowSeries,
     /// Per-link queue series.

@@ -2,12 +2,61 @@
 //! generator, a start-time draw) gets its own stream derived from the
 //! scenario seed and a fixed purpose tag, so adding a consumer never shifts
 //! the numbers another one sees, and the same seed gives the same run.
+//!
+//! Every draw from a [`Stream`] is counted ([`draws_on_this_thread`]), so a
+//! run can report whether it drew anything at all: a run that drew nothing
+//! gives the same results whatever its seed, and a sweep then stores the
+//! first seed's result for the others instead of simulating them again.
 
-use rand::{Rng, SeedableRng};
+use std::cell::Cell;
+
+use rand::{Rng, RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-/// A random stream (PCG-64 MCG: fast, small, and stable across versions).
-pub type Stream = Pcg64Mcg;
+thread_local! {
+    /// Draws made by every [`Stream`] on this thread since it started.
+    static DRAWS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Random words drawn on this thread so far, by every [`Stream`]. A world
+/// counts its own draws as the difference across each of its calls (a
+/// world runs on the thread that calls it, so two worlds alive on one
+/// thread never mix their counts).
+pub fn draws_on_this_thread() -> u64 {
+    DRAWS.with(Cell::get)
+}
+
+fn note_draw() {
+    DRAWS.with(|d| d.set(d.get() + 1));
+}
+
+/// A random stream (PCG-64 MCG: fast, small, and stable across versions)
+/// that counts its draws (see the module doc); its numbers are the
+/// generator's own.
+#[derive(Clone, Debug)]
+pub struct Stream(Pcg64Mcg);
+
+impl RngCore for Stream {
+    fn next_u32(&mut self) -> u32 {
+        note_draw();
+        self.0.next_u32()
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        note_draw();
+        self.0.next_u64()
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        note_draw();
+        self.0.fill_bytes(dest)
+    }
+
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rand::Error> {
+        note_draw();
+        self.0.try_fill_bytes(dest)
+    }
+}
 
 /// SplitMix64 finalizer: a well-mixed 64-bit hash of `x` (also FQ-CoDel's
 /// seeded flow hash).
@@ -22,7 +71,7 @@ pub fn mix(mut x: u64) -> u64 {
 pub fn stream(seed: u64, purpose: u64, index: u64) -> Stream {
     let a = mix(seed ^ mix(purpose ^ mix(index)));
     let b = mix(a ^ 0xD1B5_4A32_D192_ED03);
-    Stream::seed_from_u64(a ^ b.rotate_left(32))
+    Stream(Pcg64Mcg::seed_from_u64(a ^ b.rotate_left(32)))
 }
 
 /// Purpose tags for [`stream`].
@@ -53,9 +102,11 @@ pub mod purpose {
 }
 
 /// One random 64-bit word from the stream for `(seed, purpose, index)`:
-/// a seed for a consumer that keeps its own small generator.
+/// a seed for a consumer that keeps its own small generator. Not counted
+/// as a draw: it is handed over, not used; a consumer that uses it counts
+/// its own use (`World`'s congestion-control seeding).
 pub fn seed_word(seed: u64, purpose: u64, index: u64) -> u64 {
-    stream(seed, purpose, index).gen()
+    stream(seed, purpose, index).0.gen()
 }
 
 /// Bernoulli(p) per packet, drawn as geometric gaps between losses so that
@@ -119,6 +170,21 @@ mod tests {
             .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn draws_are_counted_and_seed_words_are_not() {
+        let before = draws_on_this_thread();
+        let _ = seed_word(1, purpose::CC_RANDOM, 0);
+        assert_eq!(draws_on_this_thread(), before);
+        let mut r = stream(1, purpose::LINK_LOSS, 0);
+        let _: f64 = r.gen();
+        let _: u32 = r.gen();
+        assert_eq!(draws_on_this_thread(), before + 2);
+        // A zero loss rate never draws, not even its first gap.
+        let mut never = BernoulliGaps::new(0.0, stream(1, 1, 1));
+        assert!((0..100).all(|_| !never.lose_next()));
+        assert_eq!(draws_on_this_thread(), before + 2);
     }
 
     #[test]

@@ -44,7 +44,7 @@ use crate::packet::{Packet, Payload};
 use crate::probe::{Recorder, SampleKind};
 use crate::resolve::Resolved;
 use crate::results::{ClassCounters, ClassSummary, FlowSummary, LinkSummary, Results};
-use crate::rng::{purpose, seed_word, stream, BernoulliGaps};
+use crate::rng::{draws_on_this_thread, purpose, seed_word, stream, BernoulliGaps};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::tcp::Connection;
 use crate::time::Time;
@@ -101,6 +101,10 @@ pub struct World {
     /// Connections made so far: the index of the next one's
     /// [`purpose::CC_RANDOM`] stream.
     connections_made: u64,
+    /// Random numbers this world has drawn so far, while being resolved,
+    /// built and run (see [`crate::rng`]); zero means its results are the
+    /// same for every seed.
+    random_draws: u64,
 }
 
 fn ms(v: f64) -> Time {
@@ -118,6 +122,8 @@ impl World {
     /// first events (flow starts and stops, then the generators', then the
     /// samplers', an order that fixes how same-time events run).
     pub fn from_plan(plan: Resolved) -> World {
+        let draws_before = draws_on_this_thread();
+        let mut cc_draws = 0;
         let net = &plan.net;
         let mut links = Vec::with_capacity(net.links.len());
         for (j, spec) in net.links.iter().enumerate() {
@@ -157,6 +163,7 @@ impl World {
             let id = i as FlowId;
             let mut cc = fp.cc;
             cc.set_random_seed(seed_word(plan.seed, purpose::CC_RANDOM, i as u64));
+            cc_draws += u64::from(cc.uses_random_seed());
             events.push(fp.meta.start, Event::FlowStart(id));
             if let Some(t) = fp.meta.stop {
                 events.push(t, Event::FlowStop(id));
@@ -200,11 +207,13 @@ impl World {
             free_late_drops: Vec::new(),
             seed: plan.seed,
             connections_made: net.routes.len() as u64,
+            random_draws: plan.random_draws + cc_draws,
         };
         let mut traffic = Generators::new(plan.web, plan.udp);
         traffic.start(&mut world);
         world.traffic = traffic;
         world.probes.start(&plan.probes, &mut world.events);
+        world.random_draws += draws_on_this_thread() - draws_before;
         world
     }
 
@@ -241,8 +250,15 @@ impl World {
         self.flows.len()
     }
 
+    /// Random numbers drawn so far (see the field); an algorithm that
+    /// takes a random seed counts one draw per connection, used or not.
+    pub fn random_draws(&self) -> u64 {
+        self.random_draws
+    }
+
     /// Runs every event up to `until` (capped at the end of the run).
     pub fn advance(&mut self, until: Time) {
+        let draws_before = draws_on_this_thread();
         let until = until.min(self.end);
         while let Some(t) = self.events.peek_time() {
             if t > until {
@@ -253,6 +269,7 @@ impl World {
             self.handle(ev);
         }
         self.now = self.now.max(until);
+        self.random_draws += draws_on_this_thread() - draws_before;
     }
 
     /// Runs to the end and returns the results.
@@ -634,6 +651,7 @@ impl World {
         Results {
             sim_time_s: self.now.secs(),
             events: self.events.processed(),
+            random_draws: self.random_draws,
             flow_series: self.probes.flows,
             queue_series: self.probes.queues,
             aqm_series: self.probes.aqm,
@@ -676,6 +694,7 @@ impl Host for World {
             purpose::CC_RANDOM,
             self.connections_made,
         ));
+        self.random_draws += u64::from(cc.uses_random_seed());
         self.connections_made += 1;
         let mut conn = Connection::new(f, proto.cfg, cc, Some(drawn.pkts));
         let slot = &mut self.flows[f as usize];

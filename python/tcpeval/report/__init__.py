@@ -90,12 +90,29 @@ def build(
             drawn = experiment_figures(study, experiment, study.directory / "figures", saver, saved)
             figures[name] = [replace(out, figure=None) for out in drawn]
             tables[name] = experiment_tables(study, experiment, study.directory / "tables")
+    remove_other_formats(study.directory / "figures", [o for outs in figures.values() for o in outs], saved)
     card = scorecard(study)
     write_csv(card, study.directory / "tables")
     sections = [experiment_html(study, e, figures[e["name"]], tables[e["name"]]) for e in study.experiments]
     page = study.directory / "report.html"
     write_text_atomic(page, page_html(study, sections, __version__, card))
     return Report(page, figures, tables, card)
+
+
+def remove_other_formats(directory: Path, outputs: Iterable[FigureOutput], saved: Iterable[str]) -> int:
+    """Deletes the files an earlier report wrote for these figures in formats
+    this one did not save (a full report's SVG and PDF, rebuilt PNG alone),
+    so ``figures/`` holds what the page shows and no stale picture; returns
+    how many were deleted."""
+    other = [f for f in FORMATS if f not in set(saved)]
+    removed = 0
+    for out in outputs:
+        for fmt in other:
+            path = directory / f"{out.name}.{fmt}"
+            if path.exists():
+                path.unlink()
+                removed += 1
+    return removed
 
 
 def default_formats(mode: str) -> tuple[str, ...]:

@@ -933,4 +933,9 @@ impl CongestionControl for Bbr {
     fn set_random_seed(&mut self, seed: u64) {
         self.rng = SplitMix64(seed);
     }
+
+    /// The gain cycle's start phase is drawn (`bbr_reset_probe_bw_mode`).
+    fn uses_random_seed(&self) -> bool {
+        true
+    }
 }
