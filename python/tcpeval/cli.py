@@ -293,7 +293,7 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
 
 def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     """``--plan``: what the sweep would run, per experiment, without running it."""
-    from tcpeval.plan import calibrate_plans, plan, remaining_wall_s
+    from tcpeval.plan import calibrate_plans, plan, remaining_wall_s, twin_runs
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
@@ -305,13 +305,20 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
             walls = {k: db.wall_s(k) for k in db.done_keys()}
         finally:
             db.close()
-    plans = plan(specs, walls)
-    print(f"{'experiment':<28} {'runs':>6} {'stored':>7} {'simulated s':>12}")
+    linux = args.backend == "linux"
+    plans = plan(specs, walls, set() if linux else twin_runs(specs))
+    print(f"{'experiment':<28} {'runs':>6} {'stored':>7} {'twins':>6} {'simulated s':>12}")
     for p in plans:
-        print(f"{p.name:<28} {p.runs:>6} {p.stored:>7} {p.simulated_s:>12,.0f}")
+        print(f"{p.name:<28} {p.runs:>6} {p.stored:>7} {p.twins:>6} {p.simulated_s:>12,.0f}")
     runs, stored = sum(p.runs for p in plans), sum(p.stored for p in plans)
-    print(f"{'total':<28} {runs:>6} {stored:>7} {sum(p.simulated_s for p in plans):>12,.0f}")
-    if args.backend == "linux":
+    twins = sum(p.twins for p in plans)
+    print(f"{'total':<28} {runs:>6} {stored:>7} {twins:>6} {sum(p.simulated_s for p in plans):>12,.0f}")
+    if twins:
+        print(
+            f"twins: {twins} runs left draw no random number, so each is stored from its point's first "
+            "seed, not simulated"
+        )
+    if linux:
         _print_linux_plan(specs)
         print(f"results directory: {out}")
         return 0

@@ -10,12 +10,19 @@ of a second of wall time, its rate taken over the later half of that span
 (past the slow start). A calibrated rate is measured on one core with
 nothing else running, so a busy machine or a run whose load grows later
 (flows starting late) takes longer.
+
+Runs that the sweep will store from a seed twin instead of simulating
+(:mod:`tcpeval.runner`) cost nothing: :func:`twin_runs` finds them by
+building each point's first run and reading whether building it drew a
+random number. Loss, jitter, generated traffic, FQ-CoDel and BBR draw
+there; RED and PIE draw only once their queue grows, so their runs are
+counted as simulated here and may turn out cheaper.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from .study import RunSpec
@@ -40,27 +47,53 @@ class ExperimentPlan:
     left_s: float
     stored_wall_s: float
     stored_simulated_s: float
+    twins: int = 0
+    """Runs not stored that will be stored from a seed twin (not in ``left_s``)."""
 
 
-def plan(specs: Sequence[RunSpec], stored_wall_s: Mapping[str, float]) -> list[ExperimentPlan]:
+def plan(
+    specs: Sequence[RunSpec], stored_wall_s: Mapping[str, float], twins: Set[str] = frozenset()
+) -> list[ExperimentPlan]:
     """Per experiment, in study order: ``specs`` against the stored runs,
-    given as run key -> the wall seconds the run took."""
+    given as run key -> the wall seconds the run took; ``twins``: keys of
+    the runs to be stored from a seed twin (:func:`twin_runs`)."""
     plans = []
     for name in dict.fromkeys(s.experiment for s in specs):
         mine = [s for s in specs if s.experiment == name]
         done = [s for s in mine if s.key in stored_wall_s]
+        left = [s for s in mine if s.key not in stored_wall_s]
+        stored_sim = [s for s in done if s.key not in twins]
         plans.append(
             ExperimentPlan(
                 name=name,
                 runs=len(mine),
                 stored=len(done),
                 simulated_s=sum(_duration(s) for s in mine),
-                left_s=sum(_duration(s) for s in mine if s.key not in stored_wall_s),
-                stored_wall_s=sum(stored_wall_s[s.key] for s in done),
-                stored_simulated_s=sum(_duration(s) for s in done),
+                left_s=sum(_duration(s) for s in left if s.key not in twins),
+                stored_wall_s=sum(stored_wall_s[s.key] for s in stored_sim),
+                stored_simulated_s=sum(_duration(s) for s in stored_sim),
+                twins=sum(s.key in twins for s in left),
             )
         )
     return plans
+
+
+def twin_runs(specs: Sequence[RunSpec]) -> set[str]:
+    """Keys of the runs of ``specs`` a sweep stores from a seed twin: every
+    seed but the first of a sweep point whose first run draws no random
+    number while its world is built (see the module doc)."""
+    from tcpeval import _core
+
+    from .runner import point_id
+
+    by_point: dict[tuple[str, str], list[RunSpec]] = {}
+    for s in specs:
+        by_point.setdefault(point_id(s), []).append(s)
+    keys: set[str] = set()
+    for seeds in by_point.values():
+        if len(seeds) > 1 and _core.Simulation(seeds[0].scenario).random_draws == 0:
+            keys.update(s.key for s in seeds[1:])
+    return keys
 
 
 def remaining_wall_s(

@@ -211,7 +211,7 @@ def test_plan_counts_runs_and_simulated_seconds_and_runs_nothing(tmp_path) -> No
     assert p.returncode == 0, p.stderr
     total = next(line.split() for line in p.stdout.splitlines() if line.startswith("total"))
     # exp1: 11 variants; exp2: 11 variants x 6 buffers at N = 4; 100 s each.
-    assert total == ["total", "77", "0", "7,700"]
+    assert total == ["total", "77", "0", "0", "7,700"]  # one seed per point: no twins
     assert not out.exists()
 
 

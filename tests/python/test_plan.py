@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tcpeval.plan import plan, remaining_wall_s, unmeasured
-from tcpeval.study import RunSpec
+from tcpeval.plan import plan, remaining_wall_s, twin_runs, unmeasured
+from tcpeval.study import RunSpec, expand, parse_study
+from test_study import TINY, TINY_LOSSY
 
 
 def spec(experiment: str, key: str, duration_s: float) -> RunSpec:
@@ -48,3 +49,17 @@ def test_no_estimate_before_any_run_is_stored_and_none_left_when_all_are() -> No
 def test_experiments_without_a_stored_run_are_named_as_guessed() -> None:
     assert unmeasured(plan(SPECS, {"a1": 50.0, "b1": 20.0})) == ["c"]
     assert unmeasured(plan(SPECS, {s.key: 10.0 for s in SPECS})) == []
+
+
+def test_seed_twins_are_found_by_building_each_points_first_run_and_cost_nothing() -> None:
+    # TINY draws nothing: each point's seed 2 is a twin. With loss, none is.
+    specs = expand(parse_study(TINY))
+    twins = twin_runs(specs)
+    assert twins == {s.key for s in specs if s.seed == 2}
+    assert twin_runs(expand(parse_study(TINY_LOSSY))) == set()
+    (p,) = plan(specs, {}, twins)
+    assert (p.runs, p.twins, p.left_s) == (8, 4, 4 * 4.0)
+    # A stored twin's copy time is not a simulation's: the rate is the first seeds'.
+    stored = {s.key: (10.0 if s.seed == 1 else 0.01) for s in specs[:4]}
+    (p,) = plan(specs, stored, twins)
+    assert p.stored_wall_s == 10.0 * sum(s.seed == 1 for s in specs[:4])

@@ -247,6 +247,13 @@ impl Simulation {
         Ok(self.world()?.events_processed())
     }
 
+    /// Random numbers drawn so far (building the world included): 0 at
+    /// the end means the run's results are the same for every seed.
+    #[getter]
+    fn random_draws(&self) -> PyResult<u64> {
+        Ok(self.world()?.random_draws())
+    }
+
     /// Ends the run where it stands and returns its results as a dict of
     /// numpy columns and lists of per-flow / per-link dicts.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
