@@ -356,15 +356,16 @@ def _sweep(
     pool: _ThreadPool | _DaskPool,
     bar: Any,
     started_at: float,
+    every: list[RunSpec],
 ) -> _Tally:
     """Runs ``todo`` on ``pool``, at most ``pool.window`` at a time, each under
-    its claim, storing a later seed from its seed twin where it can (see the
-    module doc)."""
+    its claim, storing a later seed from its seed twin (among ``every`` run
+    of the sweep, stored or not) where it can (see the module doc)."""
     pending = deque(todo)
     waiting: list[RunSpec] = []
     running: dict[Any, tuple[RunSpec, Claim]] = {}
     twins: dict[tuple[str, str], list[RunSpec]] = {}
-    for spec in todo:
+    for spec in every:
         twins.setdefault(point_id(spec), []).append(spec)
     in_flight: dict[tuple[str, str], int] = {}
     tally = _Tally()
@@ -530,7 +531,7 @@ def run_study(
         else:
             pool = _ThreadPool(workers or os.cpu_count() or 1)
         with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
-            tally = _sweep(db, todo, metric_specs, pool, bar, started_at)
+            tally = _sweep(db, todo, metric_specs, pool, bar, started_at, specs)
         info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         db.write_study(study.source, info)
     finally:

@@ -273,6 +273,31 @@ def test_a_later_seed_of_a_run_that_draws_nothing_is_stored_from_its_twin(tmp_pa
     db.close()
 
 
+def test_a_resumed_sweep_takes_a_seed_from_a_twin_stored_in_an_earlier_sitting(tmp_path, monkeypatch) -> None:
+    study = parse_study(TINY)
+    real_run, real_reuse = runner.run, runner.reuse_seed_twin
+    simulated = []
+
+    def no_seed_2(scenario, progress=False):
+        if scenario["seed"] == 2:
+            raise RuntimeError("not now")
+        simulated.append(scenario["seed"])
+        return real_run(scenario, progress=progress)
+
+    # Sitting 1, without reuse: every seed 2 is simulated and fails.
+    monkeypatch.setattr(runner, "run", no_seed_2)
+    monkeypatch.setattr(runner, "reuse_seed_twin", lambda *args: None)
+    first = run_study(study, tmp_path, workers=2, progress=False)
+    assert first.ok == 4 and len(first.failed) == 4
+    # Sitting 2: only the seeds 2 are left; each is taken from its seed 1,
+    # stored in sitting 1, and none is simulated.
+    monkeypatch.setattr(runner, "reuse_seed_twin", real_reuse)
+    simulated.clear()
+    second = run_study(study, tmp_path, workers=2, progress=False)
+    assert simulated == [] and second.reused == 4 and second.skipped == 4 and not second.failed
+    assert (results(tmp_path)["status"] == "ok").all() and len(results(tmp_path)) == 8
+
+
 def test_runs_that_draw_random_numbers_are_all_simulated(tmp_path) -> None:
     summary = run_study(parse_study(TINY_LOSSY), tmp_path, workers=2, progress=False)
     assert summary.ok == 8 and summary.reused == 0
