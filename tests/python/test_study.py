@@ -271,6 +271,14 @@ def test_a_later_seed_of_a_run_that_draws_nothing_is_stored_from_its_twin(tmp_pa
         assert df.loc[spec.key, "goodput"] == df.loc[twin.key, "goodput"]
     assert not db.damaged()
     db.close()
+    # The report says so in the experiment's run counts.
+    from tcpeval.report import build
+
+    page = build(tmp_path, workers=1, formats=["png"]).page.read_text()
+    assert (
+        "4 of them stored from another seed&#x27;s run" in page
+        or "4 of them stored from another seed's run" in page
+    )
 
 
 def test_a_resumed_sweep_takes_a_seed_from_a_twin_stored_in_an_earlier_sitting(tmp_path, monkeypatch) -> None:

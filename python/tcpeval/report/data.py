@@ -172,6 +172,22 @@ def load_results(study_dir: str | Path) -> StudyResults:
     return StudyResults(directory=directory, spec=spec, meta=meta, runs=runs)
 
 
+def twin_copies(study: StudyResults, frame: pd.DataFrame) -> int:
+    """How many of the ok runs in ``frame`` were stored from a seed twin
+    (``reused_from`` in their ``summary.json``, :mod:`tcpeval.runner`): runs
+    that draw no random number, whose seeds are all the same run. A summary
+    that cannot be read counts as no copy (the report names damaged runs
+    elsewhere)."""
+    copies = 0
+    for key in ok_runs(frame)["key"]:
+        try:
+            summary = json.loads((study.directory / "runs" / str(key) / "summary.json").read_text())
+        except (OSError, ValueError):
+            continue
+        copies += isinstance(summary, dict) and "reused_from" in summary
+    return copies
+
+
 def ok_runs(frame: pd.DataFrame) -> pd.DataFrame:
     """The rows of runs that finished (status ``"ok"``)."""
     return frame[frame["status"] == "ok"]

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from .data import StudyResults, Value
+from .data import StudyResults, Value, twin_copies
 from .figures import FigureOutput, describe, slug
 from .scorecard import Scorecard, scorecard_html
 from .tables import TableOutput
@@ -231,9 +231,16 @@ def experiment_html(
     ]
     if experiment.get("notes"):
         parts.append(f"<p class='notes'>{esc(experiment['notes'])}</p>")
+    copies = twin_copies(study, frame)
+    twins = (
+        f" {copies} of them stored from another seed's run: they draw no random number, so every "
+        "seed gives the same run (spread between seeds 0)."
+        if copies
+        else ""
+    )
     parts.append(
         f"<p class='counts'>{len(frame)} runs: {ok} ok, {len(frame) - ok} failed; "
-        f"seeds {esc(seeds or 'none')}; {frame['wall_s'].sum():.1f} s of wall-clock time.</p>"
+        f"seeds {esc(seeds or 'none')}; {frame['wall_s'].sum():.1f} s of wall-clock time.{twins}</p>"
     )
     parts.append(
         f"<details open><summary>Parameters</summary><pre>{esc(parameters_text(study, experiment))}</pre></details>"
