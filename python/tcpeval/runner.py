@@ -21,9 +21,11 @@ seeded algorithm) gives the same tables for every seed. A later seed of the
 same sweep point is then not simulated: its run is stored from that twin's
 tables, with its own scenario and seed in its summary and ``reused_from``
 naming the twin (:func:`reuse_seed_twin`). A later seed whose twin is still
-running waits for it while other runs can start. When an experiment's metric declarations changed since its
-stored runs were measured (``study.json`` keeps a digest per experiment),
-those runs are re-measured from their stored tables, without simulating.
+running waits for it while other runs can start.
+
+When an experiment's metric declarations changed since its stored runs were
+measured (``study.json`` keeps a digest per experiment), those runs are
+re-measured from their stored tables, without simulating.
 
 With ``backend="linux"`` the same sweep runs each scenario on this host's
 kernel instead (:func:`tcpeval.testbed.run.run_linux`): one run at a time,
