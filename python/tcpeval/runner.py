@@ -224,7 +224,8 @@ def reuse_seed_twin(db: ResultsDB, spec: RunSpec, twins: list[RunSpec]) -> Outco
     started = time.perf_counter()
     mine = dict(spec.scenario, seed=None)
     for twin in twins:
-        if twin.key == spec.key or not db.stored_ok(twin.key):
+        status = db.status(twin.key) if twin.key != spec.key else None
+        if status is None or status[0] != "ok":
             continue
         try:
             summary = read_summary(db.run_dir(twin.key) / SUMMARY)
@@ -234,6 +235,7 @@ def reuse_seed_twin(db: ResultsDB, spec: RunSpec, twins: list[RunSpec]) -> Outco
             summary.get("random_draws") != 0
             or summary.get("tcpeval_version") != __version__
             or dict(summary["scenario"], seed=None) != mine
+            or not db.stored_ok(twin.key)  # last: it reads every file of the twin
         ):
             continue
         stored = db.records_of([twin.key])

@@ -33,7 +33,9 @@ import numpy as np
 import pandas as pd
 
 from ..derived import add_derived
+from ..errors import StoreError
 from ..results_db import ResultsDB, RunRecord
+from ..store import SUMMARY, read_summary
 from ..study import experiment_time_scale
 
 RUN_COLUMNS = ("key", "seed", "status", "error", "wall_s")
@@ -179,12 +181,16 @@ def twin_copies(study: StudyResults, frame: pd.DataFrame) -> int:
     that cannot be read counts as no copy (the report names damaged runs
     elsewhere)."""
     copies = 0
-    for key in ok_runs(frame)["key"]:
-        try:
-            summary = json.loads((study.directory / "runs" / str(key) / "summary.json").read_text())
-        except (OSError, ValueError):
-            continue
-        copies += isinstance(summary, dict) and "reused_from" in summary
+    db = ResultsDB(study.directory, readonly=True)
+    try:
+        for key in ok_runs(frame)["key"]:
+            try:
+                summary = read_summary(db.run_dir(str(key)) / SUMMARY)
+            except StoreError:
+                continue
+            copies += "reused_from" in summary
+    finally:
+        db.close()
     return copies
 
 
