@@ -13,6 +13,7 @@ mod flow;
 pub mod net;
 pub mod packet;
 pub mod platform;
+mod prefetch;
 pub mod probe;
 pub mod resolve;
 pub mod results;
