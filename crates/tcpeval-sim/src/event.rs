@@ -199,6 +199,47 @@ mod tests {
     }
 
     #[test]
+    fn a_deep_heap_pops_in_key_order() {
+        // 3000 entries (twelve levels of the binary heap), times with many ties,
+        // half popped, 1000 more pushed, then all popped: the order is the
+        // sorted (time, insertion) order throughout.
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(Time, u32)> = Vec::new();
+        let mut x = 99u64;
+        let mut push = |q: &mut EventQueue, reference: &mut Vec<(Time, u32)>, id: u32| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let t = Time::from_us((x >> 33) % 700);
+            q.push(t, Event::FlowStart(id));
+            reference.push((t, id));
+        };
+        for id in 0..3000 {
+            push(&mut q, &mut reference, id);
+        }
+        reference.sort();
+        let mut popped: Vec<(Time, u32)> = Vec::new();
+        for _ in 0..1500 {
+            let (t, Event::FlowStart(id)) = q.pop().expect("non-empty") else {
+                panic!("only FlowStart pushed")
+            };
+            popped.push((t, id));
+        }
+        assert_eq!(popped, reference[..1500]);
+        let mut rest = reference.split_off(1500);
+        for id in 3000..4000 {
+            push(&mut q, &mut rest, id);
+        }
+        rest.sort();
+        let drained: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let want: Vec<_> = rest
+            .iter()
+            .map(|&(t, id)| (t, Event::FlowStart(id)))
+            .collect();
+        assert_eq!(drained, want);
+    }
+
+    #[test]
     fn a_push_after_a_pop_reuses_the_top_and_keeps_the_order() {
         // Against a reference list, with 0, 1 or 2 pushes before each pop: a
         // push right after a pop reuses the top, the others do not. Ids grow
