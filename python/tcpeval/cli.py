@@ -628,7 +628,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         # The finished runs are stored; runs in progress are abandoned rather
-        # than waited for (a worker thread cannot stop a simulation midway).
+        # than waited for (a worker cannot stop a simulation midway).
         print("\ntcpeval: interrupted; finished runs are stored, the same command resumes", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()

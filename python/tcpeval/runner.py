@@ -1,9 +1,17 @@
-"""Running a study's runs: locally on a thread pool (the engine releases the
-GIL) or on a Dask distributed cluster, through the same function
+"""Running a study's runs: locally on a pool of worker processes (one run
+per process at a time; a single worker runs in this process, on a thread)
+or on a Dask distributed cluster, through the same function
 :func:`execute`, with a progress bar over runs and resumption.
 
-Each run is simulated and its metrics computed where it ran (a thread, or a
-Dask worker anywhere); its tables come back encoded in memory
+Processes rather than threads: the engine releases the GIL, but a run's
+Python part (its tables, files and metrics, a fifth of a short run) does
+not, and on threads those parts queue behind each other and behind the
+storing here (two threads kept 1.67 of 2 cores busy in quick fairness,
+BENCHMARKS.md). A worker process imports tcpeval once and sends back
+only the encoded files.
+
+Each run is simulated and its metrics computed where it ran (a worker, or
+a Dask worker anywhere); its tables come back encoded in memory
 (:class:`Outcome`) and the coordinator alone writes them atomically under
 ``runs/KEY`` and records them in the catalog, so a cluster needs no shared
 disk. At most a window of runs is in flight (the pool size, twice the
@@ -40,12 +48,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import multiprocessing
 import os
 import sys
 import time
 import traceback
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -263,7 +272,7 @@ class _ThreadPool:
     """Runs :func:`execute` on local threads (the engine releases the GIL)."""
 
     def __init__(self, workers: int, backend: str = "sim") -> None:
-        self._pool = ThreadPoolExecutor(max_workers=workers)
+        self._pool: Executor = ThreadPoolExecutor(max_workers=workers)
         self.window = workers
         self._backend = backend
 
@@ -278,6 +287,23 @@ class _ThreadPool:
         # Runs not started are cancelled; a run in progress cannot be stopped
         # midway, its result is dropped (its claim is released, a rerun redoes it).
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _ProcessPool(_ThreadPool):
+    """Runs :func:`execute` on ``workers`` local processes (spawned, so that
+    no lock of this process's threads is inherited)."""
+
+    def __init__(self, workers: int) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self.window = workers
+        self._backend = "sim"
+
+
+def local_pool(workers: int) -> _ThreadPool:
+    """The pool of ``workers`` local workers: processes, or this process
+    alone (on one thread) for a single worker."""
+    return _ProcessPool(workers) if workers > 1 else _ThreadPool(1)
 
 
 class _DaskPool:
@@ -458,8 +484,8 @@ def run_study(
 
     ``scheduler``: address of a Dask scheduler (``tcp://host:8786``) to run
     on a cluster (workers send each run's tables back; only this process
-    writes ``out_dir``); otherwise a local pool of ``workers`` threads
-    (default: all cores). ``platform`` runs every scenario on that platform
+    writes ``out_dir``); otherwise a local pool of ``workers`` processes
+    (default: all cores; one worker runs in this process). ``platform`` runs every scenario on that platform
     preset instead of the study's (:func:`tcpeval.study.expand`). Other
     processes may run the same study into ``out_dir`` at the same time
     (:mod:`tcpeval.results_db`). Stored runs whose files are damaged are
@@ -533,7 +559,7 @@ def run_study(
         elif scheduler:
             pool = _DaskPool(scheduler)
         else:
-            pool = _ThreadPool(workers or os.cpu_count() or 1)
+            pool = local_pool(workers or os.cpu_count() or 1)
         with tqdm(total=len(todo), unit="run", desc=study.name, disable=show) as bar:
             tally = _sweep(db, todo, metric_specs, pool, bar, started_at, specs)
         info["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")

@@ -180,6 +180,7 @@ def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch
         return real_run(scenario, progress=progress)
 
     monkeypatch.setattr(runner, "run", flaky)
+    monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)  # in-process, so the patch applies
     first = run_study(study, tmp_path / "out", workers=2, progress=False)
     assert first.ok == 7 and len(first.failed) == 1
     assert "injected failure" in first.failed[0].error
@@ -294,6 +295,7 @@ def test_a_resumed_sweep_takes_a_seed_from_a_twin_stored_in_an_earlier_sitting(t
 
     # Sitting 1, without reuse: every seed 2 is simulated and fails.
     monkeypatch.setattr(runner, "run", no_seed_2)
+    monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)  # in-process, so the patch applies
     monkeypatch.setattr(runner, "reuse_seed_twin", lambda *args: None)
     first = run_study(study, tmp_path, workers=2, progress=False)
     assert first.ok == 4 and len(first.failed) == 4
@@ -406,6 +408,7 @@ def test_an_interrupted_sweep_stops_and_releases_its_claims(tmp_path, monkeypatc
         raise KeyboardInterrupt
 
     monkeypatch.setattr(runner, "run", slow)
+    monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)  # in-process, so the patch applies
     monkeypatch.setattr(runner.ResultsDB, "record", interrupt)
     with pytest.raises(KeyboardInterrupt):
         run_study(parse_study(TINY), tmp_path, workers=2, progress=False)
@@ -601,3 +604,22 @@ def test_example_study_files_parse_and_expand() -> None:
     for f in files:
         study = load_study(f)
         assert expand(study, quick=True) and expand(study)
+
+
+def test_local_workers_are_processes_and_give_the_threads_results(tmp_path) -> None:
+    # Two local workers run in spawned processes; what they store is what a
+    # single in-process worker stores, file for file.
+    pools = runner.local_pool(2), runner.local_pool(1)
+    try:
+        assert isinstance(pools[0], runner._ProcessPool) and type(pools[1]) is runner._ThreadPool
+    finally:
+        for pool in pools:
+            pool.close()
+    study = parse_study(TINY)
+    two = run_study(study, tmp_path / "two", workers=2, progress=False)
+    one = run_study(study, tmp_path / "one", workers=1, progress=False)
+    assert two.ok == one.ok == len(expand(study)) and not two.failed
+    for spec in expand(study):
+        a, b = (tmp_path / d / "runs" / spec.key for d in ("two", "one"))
+        for name in sorted(p.name for p in b.iterdir() if p.suffix == ".parquet"):
+            assert (a / name).read_bytes() == (b / name).read_bytes(), (spec.key, name)
