@@ -51,6 +51,7 @@ import json
 import multiprocessing
 import os
 import sys
+import threading
 import time
 import traceback
 from collections import deque
@@ -291,13 +292,44 @@ class _ThreadPool:
 
 class _ProcessPool(_ThreadPool):
     """Runs :func:`execute` on ``workers`` local processes (spawned, so that
-    no lock of this process's threads is inherited)."""
+    no lock of this process's threads is inherited). A worker ends with the
+    sweep: :meth:`close` stops the workers, and a worker whose parent is
+    gone (killed) exits by itself (:func:`_exit_with_parent`)."""
 
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("spawn")
-        self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+        self._executor = ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
+        )
+        self._pool = self._executor
         self.window = workers
         self._backend = "sim"
+
+    def close(self) -> None:
+        # Runs not started are cancelled and runs in progress stopped: a
+        # pool's own shutdown would let them run to their end (or, after an
+        # interruption, leave idle workers behind). The pool has no public
+        # handle on its processes before Python 3.14.
+        workers = list(self._executor._processes.values())
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        for w in workers:
+            w.terminate()
+        for w in workers:
+            w.join()
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker process's initializer: a thread that ends the worker once
+    ``parent`` (the sweep's process) is gone, so that no simulation runs on
+    for a killed sweep. The engine releases the GIL, so the thread runs
+    during a simulation too."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def local_pool(workers: int) -> _ThreadPool:

@@ -254,3 +254,78 @@ def test_linux_backend_refuses_a_dask_scheduler(tmp_path) -> None:
     assert p.returncode == 2
     assert "linux backend" in p.stderr and "Dask" in p.stderr
     assert not (tmp_path / "x").exists()
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+SWEEP_ARGS = [
+    sys.executable,
+    "-m",
+    "tcpeval.cli",
+    "reproduce",
+    "yeah",
+    "--quick",
+    "--quiet",
+    "--no-report",
+    "--workers",
+    "2",
+]
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill"])
+def test_an_interrupted_or_killed_sweep_leaves_no_worker_process(tmp_path, how) -> None:
+    # Two local workers are processes: Ctrl-C (SIGINT to the whole process
+    # group, as a terminal sends it) and SIGKILL of the sweep alone must
+    # both end them, not leave them simulating or idle as orphans.
+    import os
+    import signal
+    import time
+
+    p = subprocess.Popen(
+        [*SWEEP_ARGS, "--out", str(tmp_path / "out")],
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(p.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)  # the workers take their first runs
+        workers = _children(p.pid)
+        assert len(workers) >= 2, workers
+        if how == "ctrl-c":
+            os.killpg(p.pid, signal.SIGINT)
+        else:
+            os.kill(p.pid, signal.SIGKILL)
+        code = p.wait(timeout=30)
+        assert code == (130 if how == "ctrl-c" else -signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [w for w in workers if _alive(w)]
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
