@@ -517,8 +517,9 @@ def run_study(
     ``scheduler``: address of a Dask scheduler (``tcp://host:8786``) to run
     on a cluster (workers send each run's tables back; only this process
     writes ``out_dir``); otherwise a local pool of ``workers`` processes
-    (default: all cores; one worker runs in this process). ``platform`` runs every scenario on that platform
-    preset instead of the study's (:func:`tcpeval.study.expand`). Other
+    (default: all cores; one worker runs in this process). ``platform`` runs
+    every scenario on that platform preset instead of the study's
+    (:func:`tcpeval.study.expand`). Other
     processes may run the same study into ``out_dir`` at the same time
     (:mod:`tcpeval.results_db`). Stored runs whose files are damaged are
     simulated again. Raises :class:`~tcpeval.errors.StoreError` when

@@ -256,26 +256,29 @@ def test_linux_backend_refuses_a_dask_scheduler(tmp_path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+def _state_and_parent(pid: int) -> tuple[str, int] | None:
+    """A process's state letter and parent pid (from /proc), None if it is gone."""
+    try:
+        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1])
+
+
 def _children(pid: int) -> list[int]:
-    """The live processes whose parent is ``pid`` (from /proc)."""
+    """The live processes whose parent is ``pid``."""
     found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry.name))
+        if entry.name.isdigit():
+            info = _state_and_parent(int(entry.name))
+            if info is not None and info[1] == pid and info[0] != "Z":
+                found.append(int(entry.name))
     return found
 
 
 def _alive(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    info = _state_and_parent(pid)
+    return info is not None and info[0] != "Z"
 
 
 SWEEP_ARGS = [
