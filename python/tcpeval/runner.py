@@ -269,16 +269,16 @@ def reuse_seed_twin(db: ResultsDB, spec: RunSpec, twins: list[RunSpec]) -> Outco
     return None
 
 
-class _ThreadPool:
-    """Runs :func:`execute` on local threads (the engine releases the GIL)."""
+class _LocalPool:
+    """Runs :func:`execute` on a local executor's ``workers`` workers."""
 
-    def __init__(self, workers: int, backend: str = "sim") -> None:
-        self._pool: Executor = ThreadPoolExecutor(max_workers=workers)
+    def __init__(self, executor: Executor, workers: int, backend: str) -> None:
+        self._executor = executor
         self.window = workers
         self._backend = backend
 
     def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
-        return self._pool.submit(execute, spec, metrics, self._backend)
+        return self._executor.submit(execute, spec, metrics, self._backend)
 
     def wait(self, futures: list[Any], timeout: float) -> set[Any]:
         done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
@@ -287,10 +287,17 @@ class _ThreadPool:
     def close(self) -> None:
         # Runs not started are cancelled; a run in progress cannot be stopped
         # midway, its result is dropped (its claim is released, a rerun redoes it).
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._executor.shutdown(wait=False, cancel_futures=True)
 
 
-class _ProcessPool(_ThreadPool):
+class _ThreadPool(_LocalPool):
+    """Runs :func:`execute` on local threads (the engine releases the GIL)."""
+
+    def __init__(self, workers: int, backend: str = "sim") -> None:
+        super().__init__(ThreadPoolExecutor(max_workers=workers), workers, backend)
+
+
+class _ProcessPool(_LocalPool):
     """Runs :func:`execute` on ``workers`` local processes (spawned, so that
     no lock of this process's threads is inherited). A worker ends with the
     sweep: :meth:`close` stops the workers, and a worker whose parent is
@@ -298,20 +305,18 @@ class _ProcessPool(_ThreadPool):
 
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("spawn")
-        self._executor = ProcessPoolExecutor(
+        self._process_executor = ProcessPoolExecutor(
             max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
         )
-        self._pool = self._executor
-        self.window = workers
-        self._backend = "sim"
+        super().__init__(self._process_executor, workers, "sim")
 
     def close(self) -> None:
         # Runs not started are cancelled and runs in progress stopped: a
         # pool's own shutdown would let them run to their end (or, after an
         # interruption, leave idle workers behind). The pool has no public
         # handle on its processes before Python 3.14.
-        workers = list(self._executor._processes.values())
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        workers = list(self._process_executor._processes.values())
+        super().close()
         for w in workers:
             w.terminate()
         for w in workers:
@@ -332,7 +337,7 @@ def _exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def local_pool(workers: int) -> _ThreadPool:
+def local_pool(workers: int) -> _LocalPool:
     """The pool of ``workers`` local workers: processes, or this process
     alone (on one thread) for a single worker."""
     return _ProcessPool(workers) if workers > 1 else _ThreadPool(1)
@@ -415,7 +420,7 @@ def _sweep(
     db: ResultsDB,
     todo: list[RunSpec],
     metric_specs: dict[str, list[Any]],
-    pool: _ThreadPool | _DaskPool,
+    pool: _LocalPool | _DaskPool,
     bar: Any,
     started_at: float,
     every: list[RunSpec],
@@ -586,7 +591,7 @@ def run_study(
         db.write_study(study.source, info)
         done = db.done_keys() - set(damaged)
         todo = interleave([s for s in specs if s.key not in done])
-        pool: _ThreadPool | _DaskPool
+        pool: _LocalPool | _DaskPool
         if backend == "linux":
             pool = _ThreadPool(1, backend)  # real time: one testbed at a time
         elif scheduler:
