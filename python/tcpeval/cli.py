@@ -632,7 +632,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ntcpeval: interrupted; finished runs are stored, the same command resumes", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(130)
+        if _simulating_on_threads():
+            os._exit(130)  # Python would wait for the threads at exit
+        return 130  # exit handlers run (the worker processes are already stopped)
+
+
+def _simulating_on_threads() -> bool:
+    """True while a thread pool's worker thread is alive, such as a run in
+    progress on the in-process pool (one worker, or the linux backend).
+
+    An interrupted sweep on worker processes exits normally instead: its
+    exit handlers remove the process pool's named semaphores, which an
+    immediate exit left to Python's resource tracker, with a warning."""
+    import threading
+
+    return any(t.name.startswith("ThreadPoolExecutor") and t.is_alive() for t in threading.enumerate())
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 import time
@@ -301,33 +302,63 @@ class _ProcessPool(_LocalPool):
     """Runs :func:`execute` on ``workers`` local processes (spawned, so that
     no lock of this process's threads is inherited). A worker ends with the
     sweep: :meth:`close` stops the workers, and a worker whose parent is
-    gone (killed) exits by itself (:func:`_exit_with_parent`)."""
+    gone (killed) exits by itself (:func:`_init_worker`)."""
 
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("spawn")
         self._process_executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
+            max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
         )
         super().__init__(self._process_executor, workers, "sim")
+
+    def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
+        # The pool starts its workers inside submit. Started with SIGINT
+        # blocked, a worker never receives the terminal's Ctrl-C (sent to the
+        # whole process group): this process handles it by stopping the
+        # workers, where each would otherwise print a traceback. Here a
+        # Ctrl-C only waits until submit returns.
+        if not hasattr(signal, "pthread_sigmask"):
+            return super().submit(spec, metrics)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return super().submit(spec, metrics)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def close(self) -> None:
         # Runs not started are cancelled and runs in progress stopped: a
         # pool's own shutdown would let them run to their end (or, after an
         # interruption, leave idle workers behind). The pool has no public
-        # handle on its processes before Python 3.14.
-        workers = list(self._process_executor._processes.values())
+        # handle on its processes before Python 3.14. Its manager thread,
+        # which ends once it sees the workers gone, is waited for too: at
+        # exit Python wakes each running manager thread without a lock, and
+        # one closing its wake-up pipe meanwhile printed a traceback.
+        ex = self._process_executor
+        workers = list(ex._processes.values())
+        manager: threading.Thread | None = getattr(
+            ex, "_executor_manager_thread", None
+        )  # typeshed mistypes it
         super().close()
         for w in workers:
             w.terminate()
         for w in workers:
             w.join()
+        if manager is not None:
+            manager.join(timeout=10.0)
 
 
-def _exit_with_parent(parent: int) -> None:
-    """A worker process's initializer: a thread that ends the worker once
-    ``parent`` (the sweep's process) is gone, so that no simulation runs on
-    for a killed sweep. The engine releases the GIL, so the thread runs
-    during a simulation too."""
+def _init_worker(parent: int) -> None:
+    """A worker process's initializer.
+
+    - A thread ends the worker once ``parent`` (the sweep's process) is gone,
+      so that no simulation runs on for a killed sweep. The engine releases
+      the GIL, so the thread runs during a simulation too.
+    - tqdm's bars in the worker (hidden ones too) share a thread lock instead
+      of tqdm's default process lock. In a spawned process that lock would be
+      a named semaphore, which only the worker's exit handlers remove; the
+      pool ends its workers by SIGTERM, and Python's resource tracker then
+      warned of leaked semaphores at the end of every sweep.
+    """
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -335,6 +366,7 @@ def _exit_with_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+    tqdm.set_lock(threading.RLock())
 
 
 def local_pool(workers: int) -> _LocalPool:
