@@ -4,7 +4,7 @@ the wall time the rest should take, per experiment (``--plan``).
 The wall-time estimate comes from each experiment's wall seconds per
 simulated second, times its simulated seconds left, over the number of
 workers. The rate is that of the experiment's runs already stored in the
-results directory or, when it has none, a short calibration
+results directory (leaving out runs held up by a pause) or, when it has none, a short calibration
 (:func:`calibrate`): its first run simulated on this machine for a fraction
 of a second of wall time, its rate taken over the later half of that span
 (past the slow start). A calibrated rate is measured on one core with
@@ -21,6 +21,7 @@ counted as simulated here and may turn out cheaper.
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -30,6 +31,12 @@ from .study import RunSpec
 CALIBRATION_WALL_S = 2.0
 """Wall time all calibrations of one ``--plan`` may take together, s."""
 
+STALLED_FACTOR = 5.0
+"""A stored run whose wall seconds per simulated second exceed this many
+times its experiment's median is left out of the speed: it was held up
+(the sweep paused or the machine suspended while it ran), and one such run
+of a 20-minute pause would triple an hour's estimate."""
+
 
 @dataclass(frozen=True)
 class ExperimentPlan:
@@ -37,7 +44,8 @@ class ExperimentPlan:
 
     ``simulated_s`` and ``left_s`` are simulated seconds (all runs, runs not
     stored); ``stored_wall_s`` and ``stored_simulated_s`` are the wall and
-    simulated seconds of the stored runs.
+    simulated seconds of the stored runs that were simulated (not copied
+    from a seed twin) and not held up (:data:`STALLED_FACTOR`).
     """
 
     name: str
@@ -62,7 +70,7 @@ def plan(
         mine = [s for s in specs if s.experiment == name]
         done = [s for s in mine if s.key in stored_wall_s]
         left = [s for s in mine if s.key not in stored_wall_s]
-        stored_sim = [s for s in done if s.key not in twins]
+        stored_sim = _unstalled([s for s in done if s.key not in twins], stored_wall_s)
         plans.append(
             ExperimentPlan(
                 name=name,
@@ -168,3 +176,11 @@ def unmeasured(plans: Sequence[ExperimentPlan]) -> list[str]:
 
 def _duration(spec: RunSpec) -> float:
     return float(spec.scenario["duration_s"])
+
+
+def _unstalled(runs: Sequence[RunSpec], wall_s: Mapping[str, float]) -> list[RunSpec]:
+    """``runs`` without those held up (see :data:`STALLED_FACTOR`)."""
+    if not runs:
+        return []
+    median = statistics.median(wall_s[s.key] / _duration(s) for s in runs)
+    return [s for s in runs if wall_s[s.key] / _duration(s) <= STALLED_FACTOR * median]

@@ -63,3 +63,16 @@ def test_seed_twins_are_found_by_building_each_points_first_run_and_cost_nothing
     stored = {s.key: (10.0 if s.seed == 1 else 0.01) for s in specs[:4]}
     (p,) = plan(specs, stored, twins)
     assert p.stored_wall_s == 10.0 * sum(s.seed == 1 for s in specs[:4])
+
+
+def test_a_run_held_up_by_a_pause_does_not_inflate_the_estimate() -> None:
+    # Three runs of 100 simulated s took 50 wall s; a fourth spanned a
+    # 20-minute pause (1250 s). Its rate is 25 times the median: left out.
+    specs = [spec("a", f"a{i}", 100) for i in range(6)]
+    stored = {"a0": 50.0, "a1": 50.0, "a2": 50.0, "a3": 1250.0}
+    (p,) = plan(specs, stored)
+    assert (p.stored, p.stored_wall_s, p.stored_simulated_s) == (4, 150.0, 300.0)
+    assert remaining_wall_s([p], workers=1) == pytest.approx(2 * 50.0)
+    # A run merely slower than the others (here 4 times the median) counts.
+    (p,) = plan(specs, {**stored, "a3": 200.0})
+    assert p.stored_wall_s == 350.0
