@@ -5,7 +5,8 @@ tcpeval.
 
 * `linux-variants`: experiment 2 (Table 3) with TCP-Linux, the platform the
   paper names (scripts/ns2/linux_variants_exp2.tcl).
-* `reverse`: scenario A's timeouts per phase (Table I) with ns-2.35's own
+* `reverse`: scenario A's timeouts per phase (Table I) and A's and B's
+  goodput over C per phase (Sec. III-A's utilization) with ns-2.35's own
   agents and TCP-Linux modules (scripts/ns2/reverse_scenario_a.tcl; the
   paper ran ns-2.28 with third-party modules, which ns-2.35 does not ship).
 
@@ -67,6 +68,11 @@ NS2_REVERSE_STACK = {
 #: Sec. III-A: one-way bottleneck delay (ms) -> buffer = BDP in packets.
 REVERSE_BUFFER = {15: 833, 75: 3333}
 REVERSE_DURATION_S = 1000.0
+#: Sec. III-A: the three phases (C and D send in the second), s.
+REVERSE_PHASES_S = [(0.0, 333.0), (333.0, 666.0), (666.0, 1000.0)]
+REVERSE_RATE_BPS = 250e6
+REVERSE_PAYLOAD_BYTES = 1500  # the script's packetSize_
+NS2_HEADER_BYTES = 40  # ns-2's useHeaders_ adds them on the wire
 
 
 def run_ns(path: Path, script: str, args: list[str]) -> str:
@@ -116,6 +122,22 @@ def phase_timeouts(text: str) -> list[int]:
     return [at[1], at[2] - at[1], at[3] - at[2]]
 
 
+def phase_utilization(text: str) -> list[float]:
+    """A's and B's packets acknowledged in each phase over the packets of
+    1540 bytes (packetSize_ 1500 plus ns-2's 40 header bytes) that C carries
+    in it: the study's `goodput_utilization` on ns-2's counters."""
+    acked: dict[int, int] = {0: 0}
+    for line in text.splitlines():
+        kv = dict(re.findall(r"(\w+)=(\S+)", line))
+        if kv.get("flow") in ("A", "B"):
+            acked[int(kv["t"])] = acked.get(int(kv["t"]), 0) + int(kv["acked"])
+    wire_bits = (REVERSE_PAYLOAD_BYTES + NS2_HEADER_BYTES) * 8
+    return [
+        (acked[k] - acked[k - 1]) * wire_bits / (REVERSE_RATE_BPS * (hi - lo))
+        for k, (lo, hi) in enumerate(REVERSE_PHASES_S, start=1)
+    ]
+
+
 def paper_values(scorecard: Path) -> dict[tuple[str, str, int], float]:
     """Table 3's values from the study's claims: (metric, algorithm, buffer) ->
     value (loss in percent, as Table 3 prints it)."""
@@ -163,15 +185,20 @@ def linux_variants(args: argparse.Namespace) -> pd.DataFrame | None:
 
 
 def reverse(args: argparse.Namespace) -> pd.DataFrame | None:
-    """Table I's timeouts of A and B per phase: ns-2 (one seed), tcpeval (the
-    mean over the results' seeds) and the paper."""
+    """Table I's timeouts of A and B per phase, and their goodput over C per
+    phase: ns-2 (one seed), tcpeval (the mean over the results' seeds) and,
+    for the timeouts, the paper (its utilization claims are in the
+    scorecard)."""
     card_path = args.tcpeval / "tables" / "scorecard.csv"
-    if not card_path.exists():
+    phases_path = args.tcpeval / "tables" / "scenario-a-phases.csv"
+    if not card_path.exists() or not phases_path.exists():
         print(
-            f"ns2_crosscheck: {card_path} not found: run `tcpeval reproduce reverse` first", file=sys.stderr
+            f"ns2_crosscheck: {card_path.parent} lacks the scorecard or scenario A's phases: run `tcpeval reproduce reverse` first",
+            file=sys.stderr,
         )
         return None
     card = pd.read_csv(card_path).set_index("id")
+    phases = pd.read_csv(phases_path).set_index(["algorithm", "bottleneck_delay_ms"])
     rows = []
     for algorithm in args.algorithms:
         for delay in args.delays:
@@ -184,12 +211,14 @@ def reverse(args: argparse.Namespace) -> pd.DataFrame | None:
                 f"{REVERSE_DURATION_S:g}",
                 str(args.seed),
             ]
-            ns2 = phase_timeouts(run_ns(path, "reverse_scenario_a.tcl", run_args))
+            text = run_ns(path, "reverse_scenario_a.tcl", run_args)
+            ns2, util = phase_timeouts(text), phase_utilization(text)
             rtt = 2 * (2.5 + delay + 2.5)
             for phase in (1, 2, 3):
                 claim = f"t1-{algorithm}-rtt{rtt:g}-phase{phase}"
                 paper = card.loc[claim, "paper"] if claim in card.index else math.nan
                 ours = card.loc[claim, "tcpeval"] if claim in card.index else math.nan
+                key = (algorithm, delay)
                 rows.append(
                     {
                         "algorithm": algorithm,
@@ -198,9 +227,16 @@ def reverse(args: argparse.Namespace) -> pd.DataFrame | None:
                         "timeouts_ns2": ns2[phase - 1],
                         "timeouts_tcpeval": ours,
                         "timeouts_paper": str(paper).split()[0],
+                        "utilization_ns2": util[phase - 1],
+                        "utilization_tcpeval": (
+                            phases.loc[key, f"util_phase{phase}_mean"] if key in phases.index else math.nan
+                        ),
                     }
                 )
-            print(f"{algorithm:>9} {rtt:g} ms: ns-2 timeouts per phase {ns2}", flush=True)
+            shown = ", ".join(f"{u:.3f}" for u in util)
+            print(
+                f"{algorithm:>9} {rtt:g} ms: ns-2 timeouts per phase {ns2}, utilization {shown}", flush=True
+            )
     return pd.DataFrame(rows)
 
 
@@ -212,7 +248,7 @@ def main() -> int:
     lv.add_argument("--buffers", type=int, nargs="+", default=BUFFERS)
     lv.add_argument("--algorithms", nargs="+", default=list(NS2_MODULE), choices=list(NS2_MODULE))
     lv.add_argument("--duration-s", type=float, default=DURATION_S)
-    rv = sub.add_parser("reverse", help="scenario A / Table I timeouts")
+    rv = sub.add_parser("reverse", help="scenario A: Table I timeouts, utilization per phase")
     rv.add_argument("--delays", type=int, nargs="+", default=[15, 75], choices=list(REVERSE_BUFFER))
     rv.add_argument(
         "--algorithms", nargs="+", default=list(NS2_REVERSE_STACK), choices=list(NS2_REVERSE_STACK)
