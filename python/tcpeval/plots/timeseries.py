@@ -235,12 +235,16 @@ def plot_timeseries_psd(
                 peak_f, peak_p = dominant_frequencies(f[band], pxx[band], count=1)
                 if peak_f.size:
                     right.plot(peak_f, peak_p, "o", color=line.get_color(), markersize=4)
+                    # In the series' colour, each series' label a line lower
+                    # than the one before, so that peaks at about the same
+                    # frequency (a synchronised pair) keep legible labels.
                     right.annotate(
                         f"{peak_f[0]:.3g} Hz",
                         (peak_f[0], peak_p[0]),
                         textcoords="offset points",
-                        xytext=(4, 2),
+                        xytext=(4, 2 - 8 * i),
                         fontsize=7,
+                        color=line.get_color(),
                     )
             left.set_ylabel(row.label)
             right.set_ylabel(_psd_label(row.label))
