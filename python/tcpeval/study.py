@@ -366,6 +366,32 @@ def _algorithms(raw: Any, at: str) -> dict[str, dict[str, Any]]:
     return raw
 
 
+_STUDY_FIELDS = {
+    "name",
+    "title",
+    "reference",
+    "replications",
+    "platform",
+    "quick",
+    "defaults",
+    "algorithms",
+    "experiment",
+    "claim",
+}
+"""A study file's top-level fields (docs/study-format.md)."""
+_QUICK_FIELDS = {"replications", "duration_scale"}
+"""The study-wide ``[quick]`` table's fields."""
+
+
+def _known_fields(raw: dict[str, Any], at: str, allowed: set[str]) -> None:
+    """Refuses a field not in ``allowed``: a misspelt one (``replicatons``)
+    would otherwise leave its default in force without a word."""
+    unknown = set(raw) - allowed
+    if unknown:
+        what = "field(s)" if at else "top-level field(s)"
+        raise StudyError(at, f"unknown {what} {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
+
+
 def parse_study(text: str, origin: str = "study") -> Study:
     """Parses study TOML text."""
     try:
@@ -374,6 +400,7 @@ def parse_study(text: str, origin: str = "study") -> Study:
         raise StudyError("", f"{origin}: not valid TOML: {e}") from None
     except RecursionError:
         raise StudyError("", f"{origin}: tables or arrays nested too deeply") from None
+    _known_fields(raw, "", _STUDY_FIELDS)
     name = _req(raw, "name", "", str)
     if not _NAME.fullmatch(name):
         raise StudyError("name", "use a-z, 0-9, _ and -")
@@ -381,6 +408,9 @@ def parse_study(text: str, origin: str = "study") -> Study:
     if not isinstance(reps, int) or not 1 <= reps <= 1000:
         raise StudyError("replications", f"{reps!r} is out of range; allowed 1 ..= 1000")
     quick = raw.get("quick", {})
+    if not isinstance(quick, dict):
+        raise StudyError("quick", "must be a table (replications, duration_scale)")
+    _known_fields(quick, "quick", _QUICK_FIELDS)
     qreps = quick.get("replications", 1)
     if not isinstance(qreps, int) or not 1 <= qreps <= 1000:
         raise StudyError("quick.replications", f"{qreps!r} is out of range; allowed 1 ..= 1000")

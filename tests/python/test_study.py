@@ -623,3 +623,18 @@ def test_local_workers_are_processes_and_give_the_threads_results(tmp_path) -> N
         a, b = (tmp_path / d / "runs" / spec.key for d in ("two", "one"))
         for name in sorted(p.name for p in b.iterdir() if p.suffix == ".parquet"):
             assert (a / name).read_bytes() == (b / name).read_bytes(), (spec.key, name)
+
+
+@pytest.mark.parametrize(
+    ("typo", "field", "named"),
+    [
+        (("replications = 2", "replicatons = 2"), "", "'replicatons'"),
+        (("duration_scale = 0.5", "duration_scal = 0.5"), "quick", "'duration_scal'"),
+    ],
+)
+def test_a_misspelt_study_field_is_refused_not_left_at_its_default(typo, field, named) -> None:
+    # Unchecked, `replicatons = 3` ran one seed and `duration_scal` full-length
+    # quick runs, without a word.
+    with pytest.raises(StudyError) as e:
+        parse_study(TINY.replace(*typo, 1))
+    assert e.value.field == field and named in e.value.message and "allowed:" in e.value.message
