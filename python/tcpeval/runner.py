@@ -104,7 +104,7 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], backe
             result = run_linux(spec.scenario, progress=False)
         else:
             result = run(spec.scenario, progress=False)
-        files = encode_run(result)
+        files = encode_run(result, spec.skip_tables)
         values, error = measure(result, metrics)
         status = "ok"
     except Exception as e:  # noqa: BLE001 - a run must not stop the sweep: its error is recorded

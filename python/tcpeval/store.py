@@ -21,7 +21,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,10 +97,17 @@ def _parquet_bytes(frame: pd.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def encode_run(result: RunResult) -> dict[str, bytes]:
-    """The files of a run, in memory: ``NAME.parquet`` per table and ``summary.json``."""
-    files = {f"{name}.parquet": _parquet_bytes(result.stored_table(name)) for name in TABLES}
-    files[SUMMARY] = json.dumps(summary_record(result), indent=2, default=float).encode()
+def encode_run(result: RunResult, skip: Sequence[str] = ()) -> dict[str, bytes]:
+    """The files of a run, in memory: ``NAME.parquet`` per table but those in
+    ``skip``, and ``summary.json`` (whose ``skipped_tables`` lists them; a
+    skipped table loads empty, as does one older runs did not have)."""
+    files = {
+        f"{name}.parquet": _parquet_bytes(result.stored_table(name)) for name in TABLES if name not in skip
+    }
+    record = summary_record(result)
+    if skip:
+        record["skipped_tables"] = list(skip)
+    files[SUMMARY] = json.dumps(record, indent=2, default=float).encode()
     return files
 
 

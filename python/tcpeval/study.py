@@ -84,6 +84,15 @@ class Study:
     """Platform preset of every run whose scenario names none (``platform = ...``)."""
     claims: list[dict[str, Any]] = field(default_factory=list)
     """The paper's checkable claims (:mod:`tcpeval.claims`)."""
+    skip_tables: tuple[str, ...] = ()
+    """Result tables its runs do not store (``skip_tables``, one of
+    :data:`SKIPPABLE_TABLES`); the run's metrics are computed before storing."""
+
+
+SKIPPABLE_TABLES = ("transfers",)
+"""Result tables a study may leave unstored: no metric function, figure or
+table of the report reads them. ``transfers`` has a row per finite transfer:
+17 MB per 1200 s run of the background study's web traffic."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,8 @@ class RunSpec:
     seed: int
     scenario: dict[str, Any]
     key: str
+    skip_tables: tuple[str, ...] = ()
+    """Result tables not to store (the study's ``skip_tables``); not part of the key."""
 
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -377,6 +388,7 @@ _STUDY_FIELDS = {
     "algorithms",
     "experiment",
     "claim",
+    "skip_tables",
 }
 """A study file's top-level fields (docs/study-format.md)."""
 _QUICK_FIELDS = {"replications", "duration_scale"}
@@ -427,6 +439,11 @@ def parse_study(text: str, origin: str = "study") -> Study:
     platform = raw.get("platform")
     if platform is not None and not isinstance(platform, str):
         raise StudyError("platform", "must be a platform name (see `tcpeval platforms`)")
+    skip = raw.get("skip_tables", [])
+    if not isinstance(skip, list) or any(t not in SKIPPABLE_TABLES for t in skip):
+        raise StudyError(
+            "skip_tables", f"{skip!r}: a list of table names; allowed: {', '.join(SKIPPABLE_TABLES)}"
+        )
     try:
         claims = parse_claims(
             raw.get("claim"),
@@ -453,6 +470,7 @@ def parse_study(text: str, origin: str = "study") -> Study:
         source=text,
         platform=platform,
         claims=claims,
+        skip_tables=tuple(dict.fromkeys(skip)),
     )
 
 
@@ -539,7 +557,6 @@ def expand(
                 except ScenarioError as e:
                     where = ", ".join(f"{k}={v!r}" for k, v in point.items())
                     raise StudyError(f"experiment {exp.name} ({where}): {e.field}", e.message) from None
-                specs.append(
-                    RunSpec(exp.name, point, seed0 + r, scenario.data, run_key(exp.name, scenario.hash))
-                )
+                key = run_key(exp.name, scenario.hash)
+                specs.append(RunSpec(exp.name, point, seed0 + r, scenario.data, key, study.skip_tables))
     return specs

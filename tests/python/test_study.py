@@ -638,3 +638,27 @@ def test_a_misspelt_study_field_is_refused_not_left_at_its_default(typo, field, 
     with pytest.raises(StudyError) as e:
         parse_study(TINY.replace(*typo, 1))
     assert e.value.field == field and named in e.value.message and "allowed:" in e.value.message
+
+
+def test_a_skipped_table_is_not_stored_and_leaves_the_keys_and_metrics_as_they_were(tmp_path) -> None:
+    plain = parse_study(TINY)
+    skipping = parse_study('skip_tables = ["transfers"]\n' + TINY)
+    assert skipping.skip_tables == ("transfers",)
+    # A storage choice: the runs and their keys are the same.
+    assert [s.key for s in expand(skipping, quick=True)] == [s.key for s in expand(plain, quick=True)]
+    run_study(plain, tmp_path / "plain", quick=True, workers=1, progress=False)
+    run_study(skipping, tmp_path / "skip", quick=True, workers=1, progress=False)
+    a, b = (results(tmp_path / d).set_index("key").sort_index() for d in ("plain", "skip"))
+    assert a[["goodput", "jain", "reno_over"]].equals(b[["goodput", "jain", "reno_over"]])
+    for key in b.index:
+        run_dir = runner.ResultsDB(tmp_path / "skip").run_dir(key)
+        assert not (run_dir / "transfers.parquet").exists()
+        assert (runner.ResultsDB(tmp_path / "plain").run_dir(key) / "transfers.parquet").exists()
+        assert json.loads((run_dir / "summary.json").read_text())["skipped_tables"] == ["transfers"]
+        assert runner.ResultsDB(tmp_path / "skip").load_run(key).transfers.empty
+
+
+def test_only_tables_no_report_reads_can_be_skipped() -> None:
+    with pytest.raises(StudyError) as e:
+        parse_study('skip_tables = ["flow_series"]\n' + TINY)
+    assert e.value.field == "skip_tables" and "allowed: transfers" in e.value.message
