@@ -632,21 +632,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ntcpeval: interrupted; finished runs are stored, the same command resumes", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
-        if _simulating_on_threads():
-            os._exit(130)  # Python would wait for the threads at exit
+        if _must_exit_at_once():
+            os._exit(130)  # Python's exit would wait for them
         return 130  # exit handlers run (the worker processes are already stopped)
 
 
-def _simulating_on_threads() -> bool:
-    """True while a thread pool's worker thread is alive, such as a run in
-    progress on the in-process pool (one worker, or the linux backend).
+def _must_exit_at_once() -> bool:
+    """True while something Python's exit would wait for is still running:
+    a thread other than the main one (a run in progress on the in-process
+    pool, with one worker or the linux backend) or a child process (a worker
+    started just as the Ctrl-C came, before the pool could list it).
 
-    An interrupted sweep on worker processes exits normally instead: its
-    exit handlers remove the process pool's named semaphores, which an
-    immediate exit left to Python's resource tracker, with a warning."""
+    Otherwise an interrupted sweep exits normally: its exit handlers remove
+    the process pool's named semaphores, which an immediate exit leaves to
+    Python's resource tracker, with a warning."""
+    import multiprocessing
     import threading
 
-    return any(t.name.startswith("ThreadPoolExecutor") and t.is_alive() for t in threading.enumerate())
+    main = threading.main_thread()
+    threads = [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
+    return bool(threads or multiprocessing.active_children())
 
 
 if __name__ == "__main__":

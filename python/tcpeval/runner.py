@@ -312,11 +312,13 @@ class _ProcessPool(_LocalPool):
         super().__init__(self._process_executor, workers, "sim")
 
     def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
-        # The pool starts its workers inside submit. Started with SIGINT
-        # blocked, a worker never receives the terminal's Ctrl-C (sent to the
-        # whole process group): this process handles it by stopping the
-        # workers, where each would otherwise print a traceback. Here a
-        # Ctrl-C only waits until submit returns.
+        # The pool starts its workers inside submit, and a process started
+        # from a thread that blocks SIGINT keeps it blocked: the workers never
+        # receive the terminal's Ctrl-C (sent to the whole process group),
+        # which this process handles by stopping them, where each would
+        # otherwise print a traceback. (Another thread of this process can
+        # still take the signal, so the KeyboardInterrupt may come inside
+        # submit; the CLI then exits at once, see cli._must_exit_at_once.)
         if not hasattr(signal, "pthread_sigmask"):
             return super().submit(spec, metrics)
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -326,19 +328,30 @@ class _ProcessPool(_LocalPool):
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
     def close(self) -> None:
-        # Runs not started are cancelled and runs in progress stopped: a
-        # pool's own shutdown would let them run to their end (or, after an
-        # interruption, leave idle workers behind). The pool has no public
-        # handle on its processes before Python 3.14. Its manager thread,
-        # which ends once it sees the workers gone, is waited for too: at
-        # exit Python wakes each running manager thread without a lock, and
-        # one closing its wake-up pipe meanwhile printed a traceback.
+        """Cancels the runs not started and stops those in progress (a pool's
+        own shutdown would let them run to their end, or after an
+        interruption leave idle workers behind), then waits for the pool's
+        manager thread. The pool has no public handle on its processes or
+        queues before Python 3.14, hence the private names.
+
+        - This process's end of the result pipe is closed first: a worker
+          stopped while sending its result left the manager thread waiting
+          for the rest of the message, for ever (this process still held a
+          writer), and Python's exit waited for that thread.
+        - The manager thread, which ends once it sees the workers gone, is
+          waited for: at exit Python wakes each running manager thread
+          without a lock, and one closing its wake-up pipe meanwhile printed
+          a traceback.
+        """
         ex = self._process_executor
         workers = list(ex._processes.values())
         manager: threading.Thread | None = getattr(
             ex, "_executor_manager_thread", None
         )  # typeshed mistypes it
+        results = getattr(ex, "_result_queue", None)
         super().close()
+        if results is not None:
+            results._writer.close()
         for w in workers:
             w.terminate()
         for w in workers:

@@ -625,6 +625,29 @@ def test_local_workers_are_processes_and_give_the_threads_results(tmp_path) -> N
             assert (a / name).read_bytes() == (b / name).read_bytes(), (spec.key, name)
 
 
+def _large_result(i: int) -> bytes:
+    """A worker's task for the test below: a result the size of a run's files."""
+    time.sleep(0.05 * (i % 3))
+    return b"x" * 20_000_000
+
+
+def test_closing_the_process_pool_while_a_worker_sends_its_result_leaves_nothing_running() -> None:
+    # A worker stopped mid-send left the pool's manager thread waiting for the
+    # rest of the message for ever (this process held the pipe's other
+    # writer), and Python's exit then waited for that thread: an interrupted
+    # sweep hung instead of exiting.
+    import threading
+
+    pool = runner._ProcessPool(2)
+    futures = [pool._process_executor.submit(_large_result, i) for i in range(40)]
+    futures[2].result(timeout=120)  # the workers are up and sending
+    manager = pool._process_executor._executor_manager_thread
+    pool.close()
+    assert manager is not None and not manager.is_alive()
+    main = threading.main_thread()
+    assert not [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
+
+
 @pytest.mark.parametrize(
     ("typo", "field", "named"),
     [
