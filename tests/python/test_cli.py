@@ -266,14 +266,22 @@ def _state_and_parent(pid: int) -> tuple[str, int] | None:
 
 
 def _children(pid: int) -> list[int]:
-    """The live processes whose parent is ``pid``."""
+    """The live pool workers whose parent is ``pid`` (multiprocessing's
+    resource tracker, also a child, is not one)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             info = _state_and_parent(int(entry.name))
-            if info is not None and info[1] == pid and info[0] != "Z":
+            if info is not None and info[1] == pid and info[0] != "Z" and _is_worker(int(entry.name)):
                 found.append(int(entry.name))
     return found
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        return b"spawn_main" in (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def _alive(pid: int) -> bool:
