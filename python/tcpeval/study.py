@@ -218,9 +218,7 @@ def _sweep(raw: Any, at: str) -> list[SweepParam]:
         values = spec.get("values")
         if not isinstance(values, list) or not values:
             raise StudyError(f"{f}.values", "must be a non-empty list")
-        unknown = set(spec) - {"path", "values"}
-        if unknown:
-            raise StudyError(f, f"unknown field(s) {sorted(unknown)}; allowed: path, values")
+        _known_fields(spec, f, {"path", "values"})
         out.append(SweepParam(name, tuple(paths), tuple(values)))
     return out
 
@@ -242,9 +240,7 @@ def _experiment(raw: dict[str, Any], at: str) -> Experiment:
         "table",
         "algorithms",
     }
-    unknown = set(raw) - allowed
-    if unknown:
-        raise StudyError(at, f"unknown field(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
+    _known_fields(raw, at, allowed)
     sweep = _sweep(raw.get("sweep", {}), f"{at}.sweep")
     names = {p.name for p in sweep}
     quick = raw.get("quick", {})
@@ -330,9 +326,7 @@ def _derived(
         dat = f"{at}[{i}]"
         if not isinstance(d, dict):
             raise StudyError(dat, "must be a table")
-        unknown = set(d) - {"name", "fn", "metric", "baseline"}
-        if unknown:
-            raise StudyError(dat, f"unknown field(s) {sorted(unknown)}; allowed: baseline, fn, metric, name")
+        _known_fields(d, dat, {"name", "fn", "metric", "baseline"})
         name = _req(d, "name", dat, str)
         if name in names or name in params:
             raise StudyError(f"{dat}.name", f"'{name}' is used twice")
