@@ -60,7 +60,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExe
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from tqdm import tqdm
 
@@ -270,10 +270,13 @@ def reuse_seed_twin(db: ResultsDB, spec: RunSpec, twins: list[RunSpec]) -> Outco
     return None
 
 
-class _LocalPool:
+ExecutorT = TypeVar("ExecutorT", bound=Executor)
+
+
+class _LocalPool(Generic[ExecutorT]):
     """Runs :func:`execute` on a local executor's ``workers`` workers."""
 
-    def __init__(self, executor: Executor, workers: int, backend: str) -> None:
+    def __init__(self, executor: ExecutorT, workers: int, backend: str) -> None:
         self._executor = executor
         self.window = workers
         self._backend = backend
@@ -291,14 +294,14 @@ class _LocalPool:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
 
-class _ThreadPool(_LocalPool):
+class _ThreadPool(_LocalPool[ThreadPoolExecutor]):
     """Runs :func:`execute` on local threads (the engine releases the GIL)."""
 
     def __init__(self, workers: int, backend: str = "sim") -> None:
         super().__init__(ThreadPoolExecutor(max_workers=workers), workers, backend)
 
 
-class _ProcessPool(_LocalPool):
+class _ProcessPool(_LocalPool[ProcessPoolExecutor]):
     """Runs :func:`execute` on ``workers`` local processes (spawned, so that
     no lock of this process's threads is inherited). A worker ends with the
     sweep: :meth:`close` stops the workers, and a worker whose parent is
@@ -306,10 +309,10 @@ class _ProcessPool(_LocalPool):
 
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("spawn")
-        self._process_executor = ProcessPoolExecutor(
+        executor = ProcessPoolExecutor(
             max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
         )
-        super().__init__(self._process_executor, workers, "sim")
+        super().__init__(executor, workers, "sim")
 
     def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
         # The pool starts its workers inside submit, and a process started
@@ -343,7 +346,7 @@ class _ProcessPool(_LocalPool):
           without a lock, and one closing its wake-up pipe meanwhile printed
           a traceback.
         """
-        ex = self._process_executor
+        ex = self._executor
         workers = list(ex._processes.values())
         manager: threading.Thread | None = getattr(
             ex, "_executor_manager_thread", None
@@ -382,7 +385,7 @@ def _init_worker(parent: int) -> None:
     tqdm.set_lock(threading.RLock())
 
 
-def local_pool(workers: int) -> _LocalPool:
+def local_pool(workers: int) -> _LocalPool[Any]:
     """The pool of ``workers`` local workers: processes, or this process
     alone (on one thread) for a single worker."""
     return _ProcessPool(workers) if workers > 1 else _ThreadPool(1)
@@ -465,7 +468,7 @@ def _sweep(
     db: ResultsDB,
     todo: list[RunSpec],
     metric_specs: dict[str, list[Any]],
-    pool: _LocalPool | _DaskPool,
+    pool: _LocalPool[Any] | _DaskPool,
     bar: Any,
     started_at: float,
     every: list[RunSpec],
@@ -636,7 +639,7 @@ def run_study(
         db.write_study(study.source, info)
         done = db.done_keys() - set(damaged)
         todo = interleave([s for s in specs if s.key not in done])
-        pool: _LocalPool | _DaskPool
+        pool: _LocalPool[Any] | _DaskPool
         if backend == "linux":
             pool = _ThreadPool(1, backend)  # real time: one testbed at a time
         elif scheduler:

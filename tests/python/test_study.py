@@ -644,9 +644,9 @@ def test_closing_the_process_pool_while_a_worker_sends_its_result_leaves_nothing
     for delay_s in (1.0, 1.3, 1.7):
         pool = runner._ProcessPool(2)
         for i in range(40):
-            pool._process_executor.submit(_large_result, i)
+            pool._executor.submit(_large_result, i)
         time.sleep(delay_s)
-        manager = pool._process_executor._executor_manager_thread
+        manager = pool._executor._executor_manager_thread
         pool.close()
         assert manager is not None and not manager.is_alive(), delay_s
     main = threading.main_thread()
