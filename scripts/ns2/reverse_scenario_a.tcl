@@ -15,10 +15,16 @@
 # scalable, bic, cubic, westwood...) run by Agent/TCP/Linux.
 #
 # Usage: ns reverse_scenario_a.tcl STACK DELAY_MS BUFFER DURATION_S SEED
+#          [POLL_FROM_S POLL_TO_S POLL_STEP_S]
 # Prints one line per flow (timeouts = nrexmit_, ns-2's count of
 # retransmission timeouts with data outstanding) and per bottleneck direction.
-if {$argc != 5} {
-  puts stderr "usage: ns reverse_scenario_a.tcl STACK DELAY_MS BUFFER DURATION_S SEED"
+# With the three optional arguments it also prints A's and B's sender state
+# every POLL_STEP_S seconds in [POLL_FROM_S, POLL_TO_S] (lines starting "p"):
+# cwnd_, ssthresh_, timeouts, retransmitted packets, ack_, t_seqno_, srtt_
+# (ticks x 8), rttvar_ (ticks x 4), backoff_, dupacks_ and both bottleneck
+# queues in packets; the RTO is (srtt_ + 8 rttvar_) / 8 ticks of tcpTick_.
+if {$argc != 5 && $argc != 8} {
+  puts stderr "usage: ns reverse_scenario_a.tcl STACK DELAY_MS BUFFER DURATION_S SEED \[POLL_FROM_S POLL_TO_S POLL_STEP_S\]"
   exit 2
 }
 set stack [lindex $argv 0]
@@ -96,5 +102,18 @@ proc snapshot {label} {
 set third [expr $dur / 3.0]
 $ns at [expr $third - 0.001] "snapshot 1"
 $ns at [expr 2 * $third - 0.001] "snapshot 2"
+if {$argc == 8} {
+  set poll_to [lindex $argv 6]
+  set poll_step [lindex $argv 7]
+  proc poll {} {
+    global tcp ns fwd rev poll_to poll_step
+    set now [$ns now]
+    foreach name {A B} {
+      puts "p t=$now flow=$name cwnd=[$tcp($name) set cwnd_] ssthresh=[$tcp($name) set ssthresh_] timeouts=[$tcp($name) set nrexmit_] rexmit=[$tcp($name) set nrexmitpack_] ack=[$tcp($name) set ack_] seq=[$tcp($name) set t_seqno_] srtt8=[$tcp($name) set srtt_] rttvar4=[$tcp($name) set rttvar_] backoff=[$tcp($name) set backoff_] dup=[$tcp($name) set dupacks_] fwdq=[$fwd set pkts_] revq=[$rev set pkts_]"
+    }
+    if {$now + $poll_step <= $poll_to} { $ns at [expr $now + $poll_step] "poll" }
+  }
+  $ns at [lindex $argv 5] "poll"
+}
 $ns at $dur "snapshot 3; exit 0"
 $ns run
