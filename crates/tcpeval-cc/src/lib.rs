@@ -61,7 +61,7 @@ pub mod vegas;
 pub mod westwood;
 pub mod yeah;
 
-pub use params::{ParamDoc, ParamError, ParamRange, ParamSet};
+pub use params::{ParamDoc, ParamError, ParamRange, ParamSet, Shown};
 pub use registry::{build, catalog, Algorithm, AlgorithmInfo};
 pub use time::Time;
 

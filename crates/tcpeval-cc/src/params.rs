@@ -145,6 +145,23 @@ pub trait ParamSet: Default + Clone + Serialize + DeserializeOwned + fmt::Debug 
     fn validate(&self) -> Result<(), ParamError>;
 }
 
+/// A number as an error message shows it: plain for everyday magnitudes,
+/// in exponent form outside `[1e-6, 1e9)` (a `1e308` typed by a user comes
+/// back as `1e308`, not as its 309 digits).
+#[derive(Clone, Copy, Debug)]
+pub struct Shown(pub f64);
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let magnitude = self.0.abs();
+        if self.0.is_finite() && magnitude != 0.0 && !(1e-6..1e9).contains(&magnitude) {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 /// Fails unless `lo <= value <= hi` (and `value` is finite).
 pub fn check_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), ParamError> {
     if value.is_finite() && value >= lo && value <= hi {
@@ -152,7 +169,12 @@ pub fn check_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), Para
     } else {
         Err(ParamError::new(
             field,
-            format!("{value} is out of range; allowed {lo} ..= {hi}"),
+            format!(
+                "{} is out of range; allowed {} ..= {}",
+                Shown(value),
+                Shown(lo),
+                Shown(hi)
+            ),
         ))
     }
 }
@@ -164,7 +186,12 @@ pub fn check_range_open_low(field: &str, value: f64, lo: f64, hi: f64) -> Result
     } else {
         Err(ParamError::new(
             field,
-            format!("{value} is out of range; allowed {lo} < value <= {hi}"),
+            format!(
+                "{} is out of range; allowed {} < value <= {}",
+                Shown(value),
+                Shown(lo),
+                Shown(hi)
+            ),
         ))
     }
 }
@@ -320,3 +347,31 @@ macro_rules! params {
 }
 
 pub(crate) use params;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_numbers_use_exponent_form_only_at_extreme_magnitudes() {
+        let shown = |v: f64| Shown(v).to_string();
+        assert_eq!(shown(1e308), "1e308");
+        assert_eq!(shown(-2.5e-12), "-2.5e-12");
+        assert_eq!(shown(1e9), "1e9");
+        assert_eq!(shown(999_999_999.0), "999999999");
+        assert_eq!(shown(0.001), "0.001");
+        assert_eq!(shown(0.0), "0");
+        assert_eq!(shown(f64::INFINITY), "inf");
+        assert_eq!(shown(f64::NAN), "NaN");
+    }
+
+    #[test]
+    fn a_range_error_shows_a_huge_value_in_exponent_form() {
+        let e = check_range("x", 1e308, 0.0, 1e6).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("1e308 is out of range; allowed 0 ..= 1000000"),
+            "{e}"
+        );
+    }
+}

@@ -13,6 +13,7 @@ pub use crate::traffic::Traffic;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
+use tcpeval_cc::Shown;
 
 /// A scenario error: the path of the field and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -529,7 +530,12 @@ pub(crate) fn check(field: &str, v: f64, lo: f64, hi: f64) -> Result<(), Scenari
     } else {
         Err(ScenarioError::new(
             field,
-            format!("{v} is out of range; allowed {lo} ..= {hi}"),
+            format!(
+                "{} is out of range; allowed {} ..= {}",
+                Shown(v),
+                Shown(lo),
+                Shown(hi)
+            ),
         ))
     }
 }
@@ -541,7 +547,11 @@ pub(crate) fn check_pos(field: &str, v: f64, hi: f64) -> Result<(), ScenarioErro
     } else {
         Err(ScenarioError::new(
             field,
-            format!("{v} is out of range; allowed 0 < value <= {hi}"),
+            format!(
+                "{} is out of range; allowed 0 < value <= {}",
+                Shown(v),
+                Shown(hi)
+            ),
         ))
     }
 }

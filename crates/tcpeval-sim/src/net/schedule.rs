@@ -5,6 +5,7 @@
 
 use crate::scenario::ScenarioError;
 use crate::time::Time;
+use tcpeval_cc::Shown;
 
 /// A value that holds `initial` until the first change and `changes[i].1`
 /// from `changes[i].0` on. Change times strictly increase.
@@ -57,8 +58,9 @@ pub fn parse_changes(
             return Err(ScenarioError::new(
                 format!("{field}[{i}]"),
                 format!(
-                    "time {t} s is out of range; allowed {} < time <= 1e7, increasing",
-                    last.max(0.0)
+                    "time {} s is out of range; allowed {} < time <= 1e7, increasing",
+                    Shown(t),
+                    Shown(last.max(0.0))
                 ),
             ));
         }
@@ -67,7 +69,12 @@ pub fn parse_changes(
             let op = if positive { "<" } else { "<=" };
             return Err(ScenarioError::new(
                 format!("{field}[{i}]"),
-                format!("value {v} is out of range; allowed {lo} {op} value <= {hi}"),
+                format!(
+                    "value {} is out of range; allowed {} {op} value <= {}",
+                    Shown(v),
+                    Shown(lo),
+                    Shown(hi)
+                ),
             ));
         }
         last = t;

@@ -11,6 +11,7 @@ use crate::rng::Stream;
 use crate::scenario::{check, check_pos, ScenarioError};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use tcpeval_cc::Shown;
 
 /// A uniform variate in `(0, 1]`.
 pub fn unit_open(rng: &mut Stream) -> f64 {
@@ -144,7 +145,11 @@ impl TimeDist {
                 if !(max_s.is_finite() && max_s > min_s && max_s <= 1e7) {
                     return Err(ScenarioError::new(
                         format!("{at}.max_s"),
-                        format!("{max_s} is out of range; allowed {min_s} < value <= 1e7"),
+                        format!(
+                            "{} is out of range; allowed {} < value <= 1e7",
+                            Shown(max_s),
+                            Shown(min_s)
+                        ),
                     ));
                 }
                 Ok(())
@@ -154,7 +159,7 @@ impl TimeDist {
                 if !(alpha.is_finite() && alpha > 1.0 && alpha <= 100.0) {
                     return Err(ScenarioError::new(
                         format!("{at}.alpha"),
-                        format!("{alpha} is out of range; allowed 1 < value <= 100"),
+                        format!("{} is out of range; allowed 1 < value <= 100", Shown(alpha)),
                     ));
                 }
                 Ok(())

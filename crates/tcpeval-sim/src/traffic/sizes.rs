@@ -10,6 +10,7 @@ use crate::rng::Stream;
 use crate::scenario::{check, check_pos, ScenarioError};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
+use tcpeval_cc::Shown;
 
 /// The `reverse` study's web mix (Mascolo & Vacirca 2006): sizes, packets.
 pub const REVERSE_MIX_PKTS: [u64; 4] = [1, 6, 18, 190];
@@ -161,7 +162,9 @@ impl SizeSpec {
                     return Err(ScenarioError::new(
                         format!("{at}.max_bytes"),
                         format!(
-                            "{max_bytes} is out of range; allowed {cutoff_bytes} < value <= 1e12"
+                            "{} is out of range; allowed {} < value <= 1e12",
+                            Shown(*max_bytes),
+                            Shown(*cutoff_bytes)
                         ),
                     ));
                 }

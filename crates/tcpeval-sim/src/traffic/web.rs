@@ -48,6 +48,7 @@ use crate::scenario::{check, check_pos, Scenario, ScenarioError, TcpOptions};
 use crate::time::Time;
 use crate::time_scale::{scale_opt, ScaleTime};
 use serde::{Deserialize, Serialize};
+use tcpeval_cc::Shown;
 
 /// The `reverse` study's mean inter-arrival time per direction, ms.
 pub const REVERSE_MEAN_INTERARRIVAL_MS: f64 = 50.0;
@@ -159,7 +160,7 @@ impl SessionSpec {
                 f("think_alpha"),
                 format!(
                     "{} is out of range; allowed 1 < value <= 100 (a finite mean think time)",
-                    self.think_alpha
+                    Shown(self.think_alpha)
                 ),
             ));
         }

@@ -611,7 +611,7 @@ mod tests {
         .check(at)
         .unwrap_err();
         assert_eq!(e.field, "topology.bottleneck.queue.max_p");
-        assert!(e.message.contains("allowed 0.000000001 ..= 1"), "{e}");
+        assert!(e.message.contains("allowed 1e-9 ..= 1"), "{e}");
         let e = RedParams {
             w_q: f64::NAN,
             ..RedParams::default()

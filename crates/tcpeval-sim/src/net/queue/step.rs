@@ -154,6 +154,6 @@ mod tests {
             .check("topology.bottleneck.queue")
             .unwrap_err();
         assert_eq!(e.field, "topology.bottleneck.queue.mark_threshold");
-        assert!(e.message.contains("allowed 1 ..= 1000000000"), "{e}");
+        assert!(e.message.contains("allowed 1 ..= 1e9"), "{e}");
     }
 }
