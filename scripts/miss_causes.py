@@ -3,24 +3,20 @@
 Usage: python scripts/miss_causes.py RESULTS_DIR [STUDY_FILE]
 
 Judges the stored runs with STUDY_FILE (default: the copy stored with the
-results) and prints every miss, flagging those whose note has none of the
-cause categories of docs/scorecard-misses.md: (a) an error of ours, fixed;
-(b) a stricter reading than the paper's, corrected; (c) a genuine difference
-whose cause is shown; (d) cause not found, with what was ruled out. Exits 1
-when a miss has no cause, so it can gate a full run's notes.
+results) and prints every miss, flagging those whose note names none of the
+cause categories (a)-(d) of docs/scorecard-misses.md (the report's
+`scorecard.cause`). Exits 1 when a miss has no cause, so it can gate a full
+run's notes.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 import tomllib
 from dataclasses import replace
 
 from tcpeval.report.data import load_results
 from tcpeval.report.scorecard import rows, scorecard
-
-CAUSE = re.compile(r"\((a|b|c|d)\)")
 
 
 def main(argv: list[str]) -> int:
@@ -37,10 +33,10 @@ def main(argv: list[str]) -> int:
     for row in rows(card):
         if row["verdict"] != "miss":
             continue
-        has_cause = CAUSE.search(row["note"]) is not None
+        has_cause = bool(row["cause"])
         missing += not has_cause
         flag = "  " if has_cause else "NO CAUSE "
-        print(f"{flag}{row['id']} | paper {row['paper']} | tcpeval {row['tcpeval']}")
+        print(f"{flag}{row['id']} ({row['cause'] or '-'}) | paper {row['paper']} | tcpeval {row['tcpeval']}")
     print(f"misses without a cause: {missing}")
     return 1 if missing else 0
 

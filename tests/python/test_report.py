@@ -351,9 +351,49 @@ def test_scorecard_judges_each_claim_from_the_stored_runs(fake_study_dir, study,
     assert not any(v.indicative for v in card.verdicts)
     rows = pd.read_csv(fake_study_dir / "tables" / "scorecard.csv", keep_default_na=False)
     assert list(rows["verdict"]) == ["pass", "miss", "pass", "n/a"]
+    # The miss's note ("Made up: ...") names no cause category: the page says so.
+    assert list(rows["cause"]) == ["", "", "", ""]
+    assert card.misses_by_cause() == {"": 1}
+    assert "Misses by cause: 1 with no cause named yet." in page
+    assert "no cause named</small>" in page
     assert "2 of 4 claims reproduced" in page
     assert "Reno outperforms &lt;CUBIC&gt;" in page
     assert "<script>" not in page
+
+
+@pytest.mark.parametrize(
+    ("note", "category"),
+    [
+        ("(c) Tables I/II timeouts: 4 here", "c"),
+        ("'Exactly the same' read as within 5 %. (c) Quick mode on 0.10: ...", "c"),
+        ("Cause (d), issue 15: not found.", "d"),
+        ("Fig. 8(a) and 8(b) differ; nothing else", ""),
+        ("Made up: the fake metrics give CUBIC more.", ""),
+        ("(e) is no category", ""),
+        ("", ""),
+    ],
+)
+def test_a_misses_cause_category_is_read_from_its_note(note, category):
+    # docs/scorecard-misses.md's categories (a)-(d), as the notes write them:
+    # at the start, mid-note, or after "Cause"; never a figure panel.
+    from tcpeval.report.scorecard import cause
+
+    assert cause(note) == category
+
+
+def test_the_scorecard_counts_misses_by_cause(tmp_path):
+    from fake_study import write_fake_study
+    from tcpeval.report.scorecard import scorecard, scorecard_html
+
+    results = load_results(write_fake_study(tmp_path / "full"))
+    claims = results.spec["claim"]
+    miss = next(c for c in claims if c["id"] == "reno-beats-cubic")
+    miss["note"] = "Cause (c): the fake metrics give CUBIC more by construction."
+    card = scorecard(results)
+    assert card.misses_by_cause() == {"c": 1}
+    page = scorecard_html(card)
+    assert "Misses by cause: 1 a genuine difference whose cause is shown (c)." in page
+    assert "title='a genuine difference whose cause is shown'>(c)</small>" in page
 
 
 def test_scorecard_from_quick_mode_is_marked_indicative(tmp_path):

@@ -89,6 +89,6 @@ def test_report_renders_offline_without_errors(browser, fake_report, fake_study_
     assert card.is_visible()
     assert card.locator("tbody tr").count() == 4
     verdicts = card.locator("td.verdict").all_inner_texts()
-    assert verdicts == ["pass", "miss", "pass", "n/a"]
+    assert verdicts == ["pass", "miss\nno cause named", "pass", "n/a"]  # the miss's note names no cause
     assert "2 of 4 claims reproduced" in page.locator("p.score").inner_text()
     page.close()
