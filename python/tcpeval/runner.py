@@ -614,6 +614,7 @@ def run_study(
             "tcpeval_version": __version__,
             "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "finished": None,
+            "planned_runs": len(specs),
         }
         scales = {
             e.name: experiment_time_scale(study.duration_scale, sweep_paths(e)) if quick else 1.0

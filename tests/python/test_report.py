@@ -396,6 +396,33 @@ def test_the_scorecard_counts_misses_by_cause(tmp_path):
     assert "title='a genuine difference whose cause is shown'>(c)</small>" in page
 
 
+def test_an_unfinished_study_says_its_verdicts_come_from_the_runs_stored_so_far(tmp_path):
+    # A sweep in progress or interrupted leaves study.json's "finished" empty;
+    # a finished one that stored fewer runs than it planned is not complete either.
+    import json
+
+    from fake_study import write_fake_study
+    from tcpeval.report.page import page_html
+    from tcpeval.report.scorecard import scorecard
+
+    directory = write_fake_study(tmp_path / "running")
+    meta_path = directory / "study.json"
+    meta = json.loads(meta_path.read_text())
+    stored = load_results(directory).stored_runs
+    for finished, planned, complete in (
+        (meta["finished"], stored, True),
+        (None, stored, False),
+        (meta["finished"], stored + 5, False),
+    ):
+        meta_path.write_text(json.dumps({**meta, "finished": finished, "planned_runs": planned}))
+        study = load_results(directory)
+        assert study.complete is complete
+        card = scorecard(study)
+        assert card.partial is not complete
+        assert ("the study has not finished: from the runs stored so far" in card.summary()) is not complete
+        assert f"<dd>{stored} of {planned} planned (" in page_html(study, [], "test", card)
+
+
 def test_scorecard_from_quick_mode_is_marked_indicative(tmp_path):
     from fake_study import write_fake_study
     from tcpeval.report.scorecard import scorecard

@@ -187,6 +187,9 @@ def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch
     monkeypatch.setattr(runner, "run", real_run)
     second = run_study(study, tmp_path / "out", workers=2, progress=False)
     assert second.skipped == 7 and second.ok == 1 and not second.failed
+    # study.json records the sweep's plan and its end, for the report to say whether it is complete.
+    info = json.loads((tmp_path / "out" / "study.json").read_text())
+    assert info["planned_runs"] == 8 and info["finished"] is not None
     df = results(tmp_path / "out")
     assert len(df) == 8 and df["key"].is_unique and (df["status"] == "ok").all()
     assert df["goodput"].between(10, 20).all()

@@ -84,6 +84,19 @@ class StudyResults:
         return experiment_time_scale(float(self.spec.get("quick", {}).get("duration_scale", 1.0)), paths)
 
     @property
+    def stored_runs(self) -> int:
+        """Runs in the catalog, ok or failed."""
+        return sum(len(frame) for frame in self.runs.values())
+
+    @property
+    def complete(self) -> bool:
+        """The last sweep into this directory ran to its end (``study.json``
+        records when), and no fewer runs are stored than it planned (older
+        directories do not record the plan)."""
+        planned = self.meta.get("planned_runs")
+        return self.meta.get("finished") is not None and (planned is None or self.stored_runs >= int(planned))
+
+    @property
     def experiments(self) -> list[dict[str, Any]]:
         """The experiment tables of the study file, in file order."""
         return list(self.spec.get("experiment", []))

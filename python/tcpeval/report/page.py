@@ -256,6 +256,12 @@ def experiment_html(
     return "\n".join(parts)
 
 
+def _of_planned(meta: dict[str, Any]) -> str:
+    """`` of N planned`` when ``study.json`` records the last sweep's plan."""
+    planned = meta.get("planned_runs")
+    return "" if planned is None else f" of {int(planned)} planned"
+
+
 def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str, card: Scorecard) -> str:
     """The whole page: a header describing the study and its runs, a table
     of contents, the claims scorecard, and the experiment ``sections`` (from
@@ -281,7 +287,7 @@ def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str
         ("tcpeval version of the runs", meta.get("tcpeval_version", "unknown")),
         ("started", meta.get("started") or "unknown"),
         ("finished", meta.get("finished") or "not finished"),
-        ("runs", f"{runs} ({ok} ok, {runs - ok} failed)"),
+        ("runs", f"{runs}{_of_planned(meta)} ({ok} ok, {runs - ok} failed)"),
         ("seeds used", ", ".join(map(str, seeds)) or "none"),
         ("report built by", f"tcpeval {tcpeval_version}"),
     ]

@@ -47,6 +47,8 @@ class Scorecard:
 
     verdicts: list[Verdict]
     quick: bool
+    partial: bool = False
+    """The study has not finished: the verdicts read the runs stored so far."""
 
     @property
     def passed(self) -> int:
@@ -77,6 +79,8 @@ class Scorecard:
             extra.append(f"{unmeasured} not measured in this mode")
         if self.quick:
             extra.append("quick mode: indicative only")
+        if self.partial:
+            extra.append("the study has not finished: from the runs stored so far")
         return text + (f" ({'; '.join(extra)})" if extra else "")
 
 
@@ -86,7 +90,7 @@ def scorecard(study: StudyResults) -> Scorecard:
     out = []
     for claim in study.spec.get("claim", []):
         out.append(verdict(claim, study.runs, quick))
-    return Scorecard(out, quick)
+    return Scorecard(out, quick, partial=not study.complete)
 
 
 COLUMNS = (
