@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import sys
 
-from tcpeval.report.data import load_results
-from tcpeval.runner import run_study
-from tcpeval.study import Study, parse_study, study_path
+from shipped_variant import run_and_read, variant
+
+from tcpeval.study import Study
 
 RTT_FAIRNESS_WITH_LOSS = """
 [[experiment]]
@@ -46,27 +46,21 @@ window = [135, 1200]
 
 def study() -> Study:
     """The background study's settings with the one experiment above."""
-    text = study_path("background").read_text(encoding="utf-8")
-    head = text[: text.index("[[experiment]]")]
-    for old, new in (
-        ('name = "background"', 'name = "diag-background-rttfair-loss"'),
-        ("replications = 3", "replications = 2"),
-    ):
-        if old not in head:
-            raise SystemExit(f"the background study file no longer has {old!r}: update this script")
-        head = head.replace(old, new, 1)
-    return parse_study(head + RTT_FAIRNESS_WITH_LOSS, origin="background_rttfair_loss.py")
+    return variant(
+        "background",
+        [
+            ('name = "background"', 'name = "diag-background-rttfair-loss"'),
+            ("replications = 3", "replications = 2"),
+        ],
+        RTT_FAIRNESS_WITH_LOSS,
+        "background_rttfair_loss.py",
+    )
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    summary = run_study(study(), argv[1], progress=True)
-    if summary.failed:
-        print(f"{len(summary.failed)} runs failed", file=sys.stderr)
-        return 1
-    runs = load_results(argv[1]).runs["rtt-fairness-loss"]
+    runs = run_and_read(study(), argv, __doc__, "rtt-fairness-loss")
+    if runs is None:
+        return 2 if len(argv) != 2 else 1
     table = runs.groupby(["algorithm", "loss"])[["fairness", "throughput_ratio"]].agg(["mean", "min", "max"])
     print("Jain's index and the 162 ms flow's throughput over the 16 ms flow's, [135, 1200] s:")
     print(table.round(3).to_string())

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import sys
 
-from tcpeval.report.data import load_results
-from tcpeval.runner import run_study
-from tcpeval.study import Study, parse_study, study_path
+from shipped_variant import run_and_read, variant
+
+from tcpeval.study import Study
 
 E6_AT_THREE_RTTS = """
 [[experiment]]
@@ -45,27 +45,18 @@ fn = "utilization"
 
 def study() -> Study:
     """The yeah study's settings with the one experiment above."""
-    text = study_path("yeah").read_text(encoding="utf-8")
-    head = text[: text.index("[[experiment]]")]
-    for old, new in (
-        ('name = "yeah"', 'name = "diag-yeah-e6-rtt"'),
-        ("replications = 3", "replications = 1"),
-    ):
-        if old not in head:
-            raise SystemExit(f"the yeah study file no longer has {old!r}: update this script")
-        head = head.replace(old, new, 1)
-    return parse_study(head + E6_AT_THREE_RTTS, origin="yeah_e6_rtt.py")
+    return variant(
+        "yeah",
+        [('name = "yeah"', 'name = "diag-yeah-e6-rtt"'), ("replications = 3", "replications = 1")],
+        E6_AT_THREE_RTTS,
+        "yeah_e6_rtt.py",
+    )
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    summary = run_study(study(), argv[1], progress=True)
-    if summary.failed:
-        print(f"{len(summary.failed)} runs failed", file=sys.stderr)
-        return 1
-    runs = load_results(argv[1]).runs["e6-rtt"]
+    runs = run_and_read(study(), argv, __doc__, "e6-rtt")
+    if runs is None:
+        return 2 if len(argv) != 2 else 1
     reno = runs.groupby(["rtt", "algorithm"])["reno_goodput"].mean().unstack("algorithm")
     ratio = reno.rdiv(reno["reno"], axis=0).drop(columns="reno")
     print("Fair-to-Reno ratio with n = 1 (Reno's goodput beside a Reno flow over beside the algorithm):")
