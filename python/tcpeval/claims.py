@@ -25,6 +25,11 @@ A selection in ``order``, ``numerator`` or ``denominator`` may name another
 then compares the same metric across experiments (with and without
 background traffic, say); such a selection is not overlaid on ``where``.
 
+A note may take a passage shared by several claims from the study's
+``[shared_notes]`` table by naming it as ``{shared_notes.KEY}``: a cause that
+explains a group of misses is written once (:func:`expand_note`). Every entry
+must be named by some note, and every name must have an entry.
+
 A metric is the mean over every ok run that matches the selection (all
 seeds). A verdict from quick mode is marked indicative: quick runs are
 shorter and fewer than the paper's.
@@ -55,6 +60,10 @@ _BY_CHECK = {
     "ratio": {"numerator", "denominator", "min", "max"},
     "top": {"among", "item", "direction"},
 }
+
+
+_SHARED = re.compile(r"\{shared_notes\.([^{}]*)\}")
+"""A note's reference to a ``[shared_notes]`` entry."""
 
 
 class ClaimError(ScenarioError):
@@ -112,12 +121,61 @@ def _selector(
     return value
 
 
+def parse_shared_notes(raw: Any) -> dict[str, str]:
+    """Checks a study's ``[shared_notes]`` table (KEY -> text) and returns it."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ClaimError("shared_notes", 'must be a table of KEY = "text"')
+    for key, text in raw.items():
+        if not _ID.match(key):
+            raise ClaimError(f"shared_notes.{key}", "a key is made of a-z, 0-9, _ and -")
+        if not isinstance(text, str) or not text.strip():
+            raise ClaimError(f"shared_notes.{key}", "missing text; give a non-empty string")
+        if _SHARED.search(text):
+            raise ClaimError(f"shared_notes.{key}", "a shared note cannot name another")
+    return raw
+
+
+def expand_note(note: str, shared: Mapping[str, str], at: str = "note") -> str:
+    """``note`` with each ``{shared_notes.KEY}`` replaced by ``shared[KEY]``;
+    a KEY with no entry is a :class:`ClaimError` at ``at``."""
+
+    def text(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key not in shared:
+            known = ", ".join(sorted(shared)) or "none"
+            raise ClaimError(at, f"'{m.group(0)}' names no [shared_notes] entry; entries: {known}")
+        return shared[key]
+
+    return _SHARED.sub(text, note)
+
+
+def claims_with_notes(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A study file's ``[[claim]]`` tables (as parsed TOML ``spec``), each
+    note with its ``[shared_notes]`` passages written out."""
+    shared = spec.get("shared_notes", {})
+    out = []
+    for i, c in enumerate(spec.get("claim", [])):
+        if "note" in c:
+            c = {**c, "note": expand_note(str(c["note"]), shared, f"claim[{i}].note")}
+        out.append(c)
+    return out
+
+
 def parse_claims(
-    raw: Any, experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]]
+    raw: Any,
+    experiments: Mapping[str, tuple[Mapping[str, Sequence[Any]], set[str]]],
+    shared_notes: Any = None,
 ) -> list[dict[str, Any]]:
     """Checks the ``[[claim]]`` array ``raw`` against ``experiments`` (name ->
-    (sweep parameter -> values, metric names)) and returns it."""
+    (sweep parameter -> values, metric names)) and ``shared_notes`` (the
+    study's ``[shared_notes]`` table) and returns its claims, each note with
+    its shared passages written out (:func:`expand_note`)."""
+    shared = parse_shared_notes(shared_notes)
     if raw is None:
+        if shared:
+            raise ClaimError(f"shared_notes.{next(iter(shared))}", "no claim's note names it")
         return []
     if not isinstance(raw, list):
         raise ClaimError("claim", "must be an array of tables ([[claim]])")
@@ -204,7 +262,14 @@ def parse_claims(
                 raise ClaimError(f"{at}.direction", "allowed: highest, lowest")
         if "min" in c and "max" in c and c["min"] > c["max"]:
             raise ClaimError(f"{at}.min", f"{c['min']} is above max {c['max']}")
-    return raw
+        if "note" in c and not isinstance(c["note"], str):
+            raise ClaimError(f"{at}.note", "must be a text")
+    claims = claims_with_notes({"claim": raw, "shared_notes": shared})
+    named = {m.group(1) for c in raw for m in _SHARED.finditer(c.get("note", ""))}
+    unused = sorted(set(shared) - named)
+    if unused:
+        raise ClaimError(f"shared_notes.{unused[0]}", "no claim's note names it; remove it or name it")
+    return claims
 
 
 def _mean(runs: Any, metric: str, selection: Mapping[str, Any]) -> float:

@@ -382,6 +382,7 @@ _STUDY_FIELDS = {
     "algorithms",
     "experiment",
     "claim",
+    "shared_notes",
     "skip_tables",
 }
 """A study file's top-level fields (docs/study-format.md)."""
@@ -448,6 +449,7 @@ def parse_study(text: str, origin: str = "study") -> Study:
                 )
                 for e in experiments
             },
+            raw.get("shared_notes"),
         )
     except ClaimError as e:
         raise StudyError(e.field, e.message) from None

@@ -518,6 +518,43 @@ min = 1.0
     assert e.value.field == "claim[0].denominator.experiment"
 
 
+SHARED = """
+[shared_notes]
+lss = "Cause (c): the slow-start exit overflows the buffer."
+"""
+
+
+def test_a_shared_note_is_written_once_and_spelt_out_in_each_claim() -> None:
+    note = 'note = "BIC misses at 240 ms. {shared_notes.lss} Seed 2 too."\n'
+    claims = TINY + CLAIM + note + CLAIM.replace('"bic-beats-reno"', '"b2"') + note
+    study = parse_study(claims + SHARED)
+    expected = "BIC misses at 240 ms. Cause (c): the slow-start exit overflows the buffer. Seed 2 too."
+    assert [c["note"] for c in study.claims] == [expected, expected]
+
+
+@pytest.mark.parametrize(
+    ("note", "shared", "field", "message"),
+    [
+        ('"{shared_notes.lss2}"', SHARED, "claim[0].note", "names no [shared_notes] entry; entries: lss"),
+        ('"no reference"', SHARED, "shared_notes.lss", "no claim's note names it"),
+        (
+            '"{shared_notes.lss}"',
+            SHARED.replace('lss = "C', 'lss = "{shared_notes.x} C'),
+            "shared_notes.lss",
+            "cannot name another",
+        ),
+        ('"{shared_notes.lss}"', SHARED.replace("lss =", "Lss ="), "shared_notes.Lss", "a-z"),
+        ('"{shared_notes.lss}"', '\n[shared_notes]\nlss = ""\n', "shared_notes.lss", "non-empty"),
+        ("3", "", "claim[0].note", "must be a text"),
+    ],
+)
+def test_shared_notes_refuse_a_dangling_or_unused_entry(note, shared, field, message) -> None:
+    with pytest.raises(StudyError) as e:
+        parse_study(TINY + CLAIM + f"note = {note}\n" + shared)
+    assert e.value.field == field
+    assert message in e.value.message
+
+
 FIGURE = """
 [[experiment.figure]]
 name = "traces"

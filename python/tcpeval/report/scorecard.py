@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..claims import Verdict, expected_text, verdict
+from ..claims import Verdict, claims_with_notes, expected_text, verdict
 from ..files import write_text_atomic
 from .data import StudyResults
 
@@ -88,7 +88,7 @@ def scorecard(study: StudyResults) -> Scorecard:
     """Every claim of the study file, judged on its stored runs."""
     quick = study.mode == "quick"
     out = []
-    for claim in study.spec.get("claim", []):
+    for claim in claims_with_notes(study.spec):
         out.append(verdict(claim, study.runs, quick))
     return Scorecard(out, quick, partial=not study.complete)
 
