@@ -610,6 +610,7 @@ def run_study(
             "name": study.name,
             "mode": "quick" if quick else "full",
             "platform": platform or study.platform or "linux",
+            "platform_override": platform,
             "backend": backend,
             "tcpeval_version": __version__,
             "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

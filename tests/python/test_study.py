@@ -199,6 +199,20 @@ def test_run_records_every_run_and_a_failed_run_is_retried(tmp_path, monkeypatch
     assert bic["reno_over"].to_dict() == (reno["goodput"] / bic["goodput"]).to_dict()
 
 
+def test_runs_stored_under_earlier_settings_are_left_out_of_the_results(tmp_path) -> None:
+    from tcpeval.report.data import load_results
+
+    run_study(parse_study(TINY), tmp_path, quick=True, progress=False)
+    edited = parse_study(TINY.replace("max_increment = 32", "max_increment = 16"))
+    summary = run_study(edited, tmp_path, quick=True, progress=False)
+    assert summary.ok == 1  # only the BIC run's scenario changed
+    study = load_results(tmp_path)
+    grid = study.runs["grid"]
+    assert set(grid["key"]) == {s.key for s in expand(edited, quick=True)}
+    assert study.other_settings == 1 and study.complete
+    assert len(results(tmp_path)) == 3  # the catalog keeps the earlier run
+
+
 def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_path, monkeypatch) -> None:
     run_study(parse_study(TINY), tmp_path, quick=True, progress=False)
     before = results(tmp_path).set_index("key")

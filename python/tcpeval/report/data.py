@@ -63,6 +63,9 @@ class StudyResults:
     spec: dict[str, Any]
     meta: dict[str, Any]
     runs: dict[str, pd.DataFrame]
+    other_settings: int = 0
+    """Stored runs left out of ``runs``: the study file has changed since
+    they ran (a setting edited), so no run of its plan has their key."""
 
     @property
     def mode(self) -> str:
@@ -181,10 +184,35 @@ def load_results(study_dir: str | Path) -> StudyResults:
             if not path.exists():
                 raise FileNotFoundError(f"{path}: missing: not a study results directory")
         spec, meta = db.study_spec(), db.study_info()
-        runs = {e["name"]: experiment_runs(db.records(e["name"]), e) for e in spec.get("experiment", [])}
+        planned = planned_keys(db.study_file.read_text(encoding="utf-8"), meta)
+        runs, other = {}, 0
+        for e in spec.get("experiment", []):
+            records = db.records(e["name"])
+            kept = [r for r in records if planned is None or r.key in planned]
+            other += len(records) - len(kept)
+            runs[e["name"]] = experiment_runs(kept, e)
     finally:
         db.close()
-    return StudyResults(directory=directory, spec=spec, meta=meta, runs=runs)
+    return StudyResults(directory=directory, spec=spec, meta=meta, runs=runs, other_settings=other)
+
+
+def planned_keys(source: str, meta: Mapping[str, Any]) -> set[str] | None:
+    """The run keys that the study file ``source`` plans in the mode and
+    platform ``study.json`` (``meta``) records, or None where they cannot be
+    told: a directory written before ``platform_override`` was recorded, or
+    a study file this version no longer reads. A run stored under an earlier
+    version of the study file (a setting since edited) has another key."""
+    from ..errors import ScenarioError
+    from ..study import expand, parse_study
+
+    if "platform_override" not in meta:
+        return None
+    try:
+        study = parse_study(source)
+        specs = expand(study, quick=meta.get("mode") == "quick", platform=meta["platform_override"])
+    except ScenarioError:
+        return None
+    return {s.key for s in specs}
 
 
 def twin_copies(study: StudyResults, frame: pd.DataFrame) -> int:

@@ -288,6 +288,11 @@ def page_html(study: StudyResults, sections: Sequence[str], tcpeval_version: str
         ("started", meta.get("started") or "unknown"),
         ("finished", meta.get("finished") or "not finished"),
         ("runs", f"{runs}{_of_planned(meta)} ({ok} ok, {runs - ok} failed)"),
+        *(
+            [("runs not shown", f"{study.other_settings}: stored under earlier settings of the study file")]
+            if study.other_settings
+            else []
+        ),
         ("seeds used", ", ".join(map(str, seeds)) or "none"),
         ("report built by", f"tcpeval {tcpeval_version}"),
     ]
