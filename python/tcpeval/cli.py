@@ -293,7 +293,7 @@ def _run_study(study_ref: str | Path, args: argparse.Namespace) -> int:
 
 def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
     """``--plan``: what the sweep would run, per experiment, without running it."""
-    from tcpeval.plan import calibrate_plans, plan, remaining_wall_s, twin_runs
+    from tcpeval.plan import calibrate_plans, plan, prefix_shares, remaining_wall_s, twin_runs
     from tcpeval.results_db import ResultsDB
     from tcpeval.study import expand
 
@@ -306,7 +306,8 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
         finally:
             db.close()
     linux = args.backend == "linux"
-    plans = plan(specs, walls, set() if linux else twin_runs(specs))
+    shares = {} if linux else prefix_shares(specs)
+    plans = plan(specs, walls, set() if linux else twin_runs(specs), shares)
     print(f"{'experiment':<28} {'runs':>6} {'stored':>7} {'twins':>6} {'simulated s':>12}")
     for p in plans:
         print(f"{p.name:<28} {p.runs:>6} {p.stored:>7} {p.twins:>6} {p.simulated_s:>12,.0f}")
@@ -317,6 +318,11 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
         print(
             f"twins: {twins} runs left draw no random number, so each is stored from its point's first "
             "seed, not simulated"
+        )
+    if shares:
+        print(
+            f"prefixes: {len(shares)} runs differ from others only in their duration; each such family is "
+            "one run as long as its longest, counted once in simulated s"
         )
     if linux:
         _print_linux_plan(specs)

@@ -17,13 +17,20 @@ building each point's first run and reading whether building it drew a
 random number. Loss, jitter, generated traffic, FQ-CoDel and BBR draw
 there; RED and PIE draw only once their queue grows, so their runs are
 counted as simulated here and may turn out cheaper.
+
+Runs of an experiment that differ only in their duration (a prefix family,
+:func:`tcpeval.runner.prefix_families`) are simulated as one run as long as
+the longest: each member counts the simulated seconds it adds to the next
+shorter one (:func:`prefix_shares`), as its stored wall time does. With part
+of a family stored, the rest is counted by those shares, a little below the
+run it takes.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from .study import RunSpec
@@ -63,30 +70,55 @@ class ExperimentPlan:
 
 
 def plan(
-    specs: Sequence[RunSpec], stored_wall_s: Mapping[str, float], twins: Set[str] = frozenset()
+    specs: Sequence[RunSpec],
+    stored_wall_s: Mapping[str, float],
+    twins: Set[str] = frozenset(),
+    shares: Mapping[str, float] | None = None,
 ) -> list[ExperimentPlan]:
     """Per experiment, in study order: ``specs`` against the stored runs,
     given as run key -> the wall seconds the run took; ``twins``: keys of
-    the runs to be stored from a seed twin (:func:`twin_runs`)."""
+    the runs to be stored from a seed twin (:func:`twin_runs`); ``shares``:
+    the simulated seconds each run costs (:func:`prefix_shares`; default its
+    duration)."""
+    shares = shares or {}
+
+    def cost(s: RunSpec) -> float:
+        return shares.get(s.key, duration(s))
+
     plans = []
     for name in dict.fromkeys(s.experiment for s in specs):
         mine = [s for s in specs if s.experiment == name]
         done = [s for s in mine if s.key in stored_wall_s]
         left = [s for s in mine if s.key not in stored_wall_s]
-        stored_sim = _unstalled([s for s in done if s.key not in twins], stored_wall_s)
+        stored_sim = _unstalled([s for s in done if s.key not in twins], stored_wall_s, cost)
         plans.append(
             ExperimentPlan(
                 name=name,
                 runs=len(mine),
                 stored=len(done),
-                simulated_s=sum(_duration(s) for s in mine),
-                left_s=sum(_duration(s) for s in left if s.key not in twins),
+                simulated_s=sum(cost(s) for s in mine),
+                left_s=sum(cost(s) for s in left if s.key not in twins),
                 stored_wall_s=sum(stored_wall_s[s.key] for s in stored_sim),
-                stored_simulated_s=sum(_duration(s) for s in stored_sim),
+                stored_simulated_s=sum(cost(s) for s in stored_sim),
                 twins=sum(s.key in twins for s in left),
             )
         )
     return plans
+
+
+def prefix_shares(specs: Sequence[RunSpec]) -> dict[str, float]:
+    """The simulated seconds each run of a prefix family adds to its next
+    shorter member (the shortest, its duration), by run key; runs outside
+    a family are not listed (they cost their duration)."""
+    from .runner import prefix_families
+
+    shares: dict[str, float] = {}
+    for members in prefix_families(list(specs)).values():
+        before = 0.0
+        for m in members:
+            shares[m.key] = duration(m) - before
+            before = duration(m)
+    return shares
 
 
 def twin_runs(specs: Sequence[RunSpec]) -> set[str]:
@@ -177,13 +209,17 @@ def unmeasured(plans: Sequence[ExperimentPlan]) -> list[str]:
     return [p.name for p in plans if p.stored == 0 and p.runs > 0]
 
 
-def _duration(spec: RunSpec) -> float:
+def duration(spec: RunSpec) -> float:
+    """The run's simulated duration, s."""
     return float(spec.scenario["duration_s"])
 
 
-def _unstalled(runs: Sequence[RunSpec], wall_s: Mapping[str, float]) -> list[RunSpec]:
-    """``runs`` without those held up (see :data:`STALLED_FACTOR`)."""
+def _unstalled(
+    runs: Sequence[RunSpec], wall_s: Mapping[str, float], cost: Callable[[RunSpec], float]
+) -> list[RunSpec]:
+    """``runs`` without those held up (see :data:`STALLED_FACTOR`), each
+    costing ``cost`` simulated seconds."""
     if not runs:
         return []
-    median = statistics.median(wall_s[s.key] / _duration(s) for s in runs)
-    return [s for s in runs if wall_s[s.key] / _duration(s) <= STALLED_FACTOR * median]
+    median = statistics.median(wall_s[s.key] / cost(s) for s in runs)
+    return [s for s in runs if wall_s[s.key] / cost(s) <= STALLED_FACTOR * median]

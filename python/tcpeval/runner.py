@@ -31,6 +31,12 @@ tables, with its own scenario and seed in its summary and ``reused_from``
 naming the twin (:func:`reuse_seed_twin`). A later seed whose twin is still
 running waits for it while other runs can start.
 
+Runs of an experiment that differ only in their duration (a sweep over
+``duration_s``) form a prefix family (:func:`prefix_families`): the members
+still to do are simulated as one run as long as the longest, each shorter
+one a snapshot of it, with exactly its own tables
+(:func:`execute_prefixes`, :func:`tcpeval.simulate.run_prefixes`).
+
 When an experiment's metric declarations changed since its stored runs were
 measured (``study.json`` keeps a digest per experiment), those runs are
 re-measured from their stored tables, without simulating.
@@ -46,6 +52,7 @@ build) is recorded as failed with the reason, like any failed run.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -56,6 +63,7 @@ import threading
 import time
 import traceback
 from collections import deque
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures import wait as futures_wait
 from dataclasses import dataclass, field, replace
@@ -70,7 +78,7 @@ from tcpeval.metrics.named import compute
 from tcpeval.result import RunResult
 from tcpeval.results_db import Claim, ResultsDB, RunRecord
 from tcpeval.scenario import Scenario
-from tcpeval.simulate import run
+from tcpeval.simulate import prefix_key, run, run_prefixes
 from tcpeval.store import SUMMARY, encode_run, read_summary, store_run
 from tcpeval.study import RunSpec, Study, expand, experiment_time_scale, sweep_paths
 from tcpeval.testbed import BACKENDS
@@ -96,16 +104,61 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], backe
     Never raises: a failure becomes a record with status ``error``.
     """
     started = time.perf_counter()
-    files = None
-    try:
+
+    def result() -> RunResult:
         if backend == "linux":
             from tcpeval.testbed.run import run_linux
 
-            result = run_linux(spec.scenario, progress=False)
-        else:
-            result = run(spec.scenario, progress=False)
-        files = encode_run(result, spec.skip_tables)
-        values, error = measure(result, metrics)
+            return run_linux(spec.scenario, progress=False)
+        return run(spec.scenario, progress=False)
+
+    return _outcome(spec, metrics, result, started)
+
+
+def execute_prefixes(
+    specs: list[RunSpec], metrics: list[list[tuple[str, str, dict[str, Any]]]]
+) -> list[Outcome]:
+    """Runs specs whose scenarios differ only in their duration (one
+    :func:`tcpeval.simulate.prefix_key`) as one simulation, as long as the
+    longest, the shorter ones snapshots of it (:func:`run_prefixes`: their
+    tables are those of running each alone); ``metrics[i]`` are
+    ``specs[i]``'s. An outcome per spec, in order, each with the wall time
+    of its part of the run. Never raises: if the run fails, every spec's
+    record carries the error."""
+    started = time.perf_counter()
+    try:
+        results = run_prefixes([s.scenario for s in specs])
+    except Exception as e:  # noqa: BLE001 - recorded on every spec below, as execute does
+        failure = e
+
+        def fail() -> RunResult:
+            raise failure
+
+        return [_outcome(s, m, fail, started) for s, m in zip(specs, metrics, strict=True)]
+    return [
+        _outcome(s, m, functools.partial(_given, r), time.perf_counter() - r.wall_time_s)
+        for s, m, r in zip(specs, metrics, results, strict=True)
+    ]
+
+
+def _given(result: RunResult) -> RunResult:
+    return result
+
+
+def _outcome(
+    spec: RunSpec,
+    metrics: list[tuple[str, str, dict[str, Any]]],
+    result: Callable[[], RunResult],
+    started: float,
+) -> Outcome:
+    """The outcome of ``spec`` from its run's ``result`` (called here, so
+    that its failure is recorded too): files encoded, metrics computed, the
+    wall time counted from ``started``."""
+    files = None
+    try:
+        res = result()
+        files = encode_run(res, spec.skip_tables)
+        values, error = measure(res, metrics)
         status = "ok"
     except Exception as e:  # noqa: BLE001 - a run must not stop the sweep: its error is recorded
         status, error, values = "error", f"{type(e).__name__}: {e}\n{traceback.format_exc(limit=3)}", {}
@@ -280,9 +333,17 @@ class _LocalPool(Generic[ExecutorT]):
         self._executor = executor
         self.window = workers
         self._backend = backend
+        self.prefixes = backend == "sim"
+        """Runs sharing a prefix may go as one (:meth:`submit_prefixes`): simulated runs only."""
 
     def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
-        return self._executor.submit(execute, spec, metrics, self._backend)
+        return self._submit(execute, spec, metrics, self._backend)
+
+    def submit_prefixes(self, specs: list[RunSpec], metrics: list[list[Any]]) -> Future[list[Outcome]]:
+        return self._submit(execute_prefixes, specs, metrics)
+
+    def _submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        return self._executor.submit(fn, *args)
 
     def wait(self, futures: list[Any], timeout: float) -> set[Any]:
         done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
@@ -314,7 +375,7 @@ class _ProcessPool(_LocalPool[ProcessPoolExecutor]):
         )
         super().__init__(executor, workers, "sim")
 
-    def submit(self, spec: RunSpec, metrics: list[Any]) -> Future[Outcome]:
+    def _submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
         # The pool starts its workers inside submit, and a process started
         # from a thread that blocks SIGINT keeps it blocked: the workers never
         # receive the terminal's Ctrl-C (sent to the whole process group),
@@ -323,10 +384,10 @@ class _ProcessPool(_LocalPool[ProcessPoolExecutor]):
         # still take the signal, so the KeyboardInterrupt may come inside
         # submit; the CLI then exits at once, see cli._must_exit_at_once.)
         if not hasattr(signal, "pthread_sigmask"):
-            return super().submit(spec, metrics)
+            return super()._submit(fn, *args)
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            return super().submit(spec, metrics)
+            return super()._submit(fn, *args)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
@@ -400,9 +461,13 @@ class _DaskPool:
         self._client = Client(scheduler)
         threads = sum(self._client.nthreads().values())
         self.window = max(2 * threads, 2)
+        self.prefixes = True
 
     def submit(self, spec: RunSpec, metrics: list[Any]) -> Any:
         return self._client.submit(execute, spec, metrics, pure=False)
+
+    def submit_prefixes(self, specs: list[RunSpec], metrics: list[list[Any]]) -> Any:
+        return self._client.submit(execute_prefixes, specs, metrics, pure=False)
 
     def wait(self, futures: list[Any], timeout: float) -> set[Any]:
         from distributed import wait
@@ -464,6 +529,22 @@ def _store(db: ResultsDB, spec: RunSpec, outcome: Outcome, tally: _Tally, bar: A
     bar.update(1)
 
 
+def prefix_families(specs: list[RunSpec]) -> dict[str, list[RunSpec]]:
+    """The specs of each experiment whose scenarios differ only in their
+    duration (:func:`tcpeval.simulate.prefix_key`), by key of each member:
+    families of two or more runs, longest last, that one simulation as long
+    as the longest gives (:func:`execute_prefixes`)."""
+    groups: dict[tuple[str, str], list[RunSpec]] = {}
+    for spec in specs:
+        groups.setdefault((spec.experiment, prefix_key(spec.scenario)), []).append(spec)
+    family: dict[str, list[RunSpec]] = {}
+    for members in groups.values():
+        if len(members) > 1:
+            members.sort(key=lambda s: float(s.scenario["duration_s"]))
+            family.update((m.key, members) for m in members)
+    return family
+
+
 def _sweep(
     db: ResultsDB,
     todo: list[RunSpec],
@@ -475,15 +556,49 @@ def _sweep(
 ) -> _Tally:
     """Runs ``todo`` on ``pool``, at most ``pool.window`` at a time, each under
     its claim, storing a later seed from its seed twin (among ``every`` run
-    of the sweep, stored or not) where it can (see the module doc)."""
+    of the sweep, stored or not) where it can, and running the members of a
+    prefix family still to do as one simulation (see the module doc)."""
     pending = deque(todo)
     waiting: list[RunSpec] = []
-    running: dict[Any, tuple[RunSpec, Claim]] = {}
+    running: dict[Any, list[tuple[RunSpec, Claim]]] = {}
     twins: dict[tuple[str, str], list[RunSpec]] = {}
     for spec in every:
         twins.setdefault(point_id(spec), []).append(spec)
+    family = prefix_families(todo) if pool.prefixes else {}
     in_flight: dict[tuple[str, str], int] = {}
     tally = _Tally()
+
+    def take(spec: RunSpec) -> Claim | None:
+        """Claims ``spec`` to simulate it; None when it is not to be
+        simulated here (another process holds it: it waits; stored
+        meanwhile; or stored now from its seed twin)."""
+        claim = db.claim(spec.key)
+        if claim is None:  # another process is running it
+            waiting.append(spec)
+            return None
+        status = db.status(spec.key)
+        if status is not None and (
+            (status[0] == "ok" and db.stored_ok(spec.key)) or (status[0] != "ok" and status[1] >= started_at)
+        ):
+            # Stored (or tried) by another process since this sweep began.
+            claim.release()
+            tally.elsewhere += 1
+            bar.update(1)
+            return None
+        db.remove_partial_runs(spec.key)
+        try:
+            reused = reuse_seed_twin(db, spec, twins[point_id(spec)])
+            if reused is not None:
+                _store(db, spec, reused, tally, bar)
+        except BaseException:
+            claim.release()
+            raise
+        if reused is not None:
+            claim.release()
+            tally.reused += 1
+            return None
+        return claim
+
     try:
         while pending or running or waiting:
             passed = 0  # specs put back since the last one started
@@ -496,42 +611,43 @@ def _sweep(
                     passed += 1
                     continue
                 passed = 0
-                claim = db.claim(spec.key)
-                if claim is None:  # another process is running it
-                    waiting.append(spec)
-                    continue
-                status = db.status(spec.key)
-                if status is not None and (
-                    (status[0] == "ok" and db.stored_ok(spec.key))
-                    or (status[0] != "ok" and status[1] >= started_at)
-                ):
-                    # Stored (or tried) by another process since this sweep began.
-                    claim.release()
-                    tally.elsewhere += 1
-                    bar.update(1)
-                    continue
-                db.remove_partial_runs(spec.key)
+                # The spec and the rest of its prefix family not yet started.
+                others = {m.key for m in family.get(spec.key, [])} - {spec.key}
+                group = [spec] + [m for m in pending if m.key in others]
+                if others:
+                    pending = deque(m for m in pending if m.key not in others)
+                taken: list[tuple[RunSpec, Claim]] = []
                 try:
-                    reused = reuse_seed_twin(db, spec, twins[pid])
-                    if reused is not None:
-                        _store(db, spec, reused, tally, bar)
+                    for m in group:
+                        claim = take(m)
+                        if claim is not None:
+                            taken.append((m, claim))
                 except BaseException:
-                    claim.release()
+                    for _, claim in taken:
+                        claim.release()
                     raise
-                if reused is not None:
-                    claim.release()
-                    tally.reused += 1
+                if not taken:
                     continue
-                running[pool.submit(spec, metric_specs[spec.experiment])] = (spec, claim)
-                in_flight[pid] = in_flight.get(pid, 0) + 1
+                specs = sorted((m for m, _ in taken), key=lambda m: float(m.scenario["duration_s"]))
+                if len(specs) == 1:
+                    future = pool.submit(specs[0], metric_specs[specs[0].experiment])
+                else:
+                    future = pool.submit_prefixes(specs, [metric_specs[m.experiment] for m in specs])
+                running[future] = sorted(taken, key=lambda mc: specs.index(mc[0]))
+                for m in specs:
+                    in_flight[point_id(m)] = in_flight.get(point_id(m), 0) + 1
             if running:
                 for future in pool.wait(list(running), timeout=0.5):
-                    spec, claim = running.pop(future)
-                    in_flight[point_id(spec)] -= 1
+                    members = running.pop(future)
                     try:
-                        _store(db, spec, future.result(), tally, bar)
+                        result = future.result()
+                        outcomes = [result] if isinstance(result, Outcome) else result
+                        for (m, _), outcome in zip(members, outcomes, strict=True):
+                            in_flight[point_id(m)] -= 1
+                            _store(db, m, outcome, tally, bar)
                     finally:
-                        claim.release()
+                        for _, claim in members:
+                            claim.release()
             elif waiting:
                 time.sleep(0.2)
                 free = []
@@ -544,8 +660,9 @@ def _sweep(
                 pending.extend(free)
     finally:
         pool.close()
-        for _, claim in running.values():
-            claim.release()
+        for members in running.values():
+            for _, claim in members:
+                claim.release()
     return tally
 
 

@@ -254,6 +254,22 @@ impl Simulation {
         Ok(self.world()?.random_draws())
     }
 
+    /// The results as they stand (the dict `finish` would give), the run
+    /// left to go on unchanged: at time `D`, exactly a run of the same
+    /// scenario with `duration_s = D`; None when a traffic generator's
+    /// event fell at exactly `D`, which that run would not have had (see
+    /// `World::snapshot`).
+    fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let world = self
+            .world
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        match py.allow_threads(|| world.snapshot()) {
+            Some(r) => results_to_py(py, r).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Ends the run where it stands and returns its results as a dict of
     /// numpy columns and lists of per-flow / per-link dicts.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

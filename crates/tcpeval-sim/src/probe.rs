@@ -14,7 +14,7 @@ use crate::time::Time;
 
 /// A run's probes: its samplers (period and what each records, one pending
 /// [`Event::Sample`] each), the series they fill and the transfers table.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Recorder {
     samplers: Vec<(Time, SampleKind)>,
     /// Per-flow series.

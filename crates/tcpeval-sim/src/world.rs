@@ -105,6 +105,8 @@ pub struct World {
     /// built and run (see [`crate::rng`]); zero means its results are the
     /// same for every seed.
     random_draws: u64,
+    /// Time of the last traffic generator's event handled (see [`World::snapshot`]).
+    last_traffic: Option<Time>,
 }
 
 fn ms(v: f64) -> Time {
@@ -208,6 +210,7 @@ impl World {
             seed: plan.seed,
             connections_made: net.routes.len() as u64,
             random_draws: plan.random_draws + cc_draws,
+            last_traffic: None,
         };
         let mut traffic = Generators::new(plan.web, plan.udp);
         traffic.start(&mut world);
@@ -298,6 +301,7 @@ impl World {
             Event::Sample(i) => self.sample(i),
             Event::DelayExit(f) => self.on_delay_exit(f),
             Event::Traffic(wake) => {
+                self.last_traffic = Some(self.now);
                 let mut traffic = std::mem::take(&mut self.traffic);
                 traffic.handle(wake, self);
                 self.traffic = traffic;
@@ -611,6 +615,31 @@ impl World {
 
     /// Stops the run where it is and collects the results.
     pub fn finish(mut self) -> Results {
+        let probes = std::mem::take(&mut self.probes);
+        self.collect(probes)
+    }
+
+    /// The results as they stand now: what [`World::finish`] would give,
+    /// and so, at a time `D`, what a run of the same scenario with
+    /// `duration_s = D` gives (events up to `D` are the same, and nothing
+    /// before the end reads it), unless a traffic generator's event was
+    /// handled at exactly `D`: web and UDP sources stop at the end, so the
+    /// shorter run would not have had it. Then `None`, and a run of that
+    /// duration must be simulated on its own. The world runs on afterwards,
+    /// its later results untouched: the only state the snapshot moves is
+    /// each link's served packets, which every reader advances to its own
+    /// time first. Used to take a sweep over the run's duration from one run
+    /// (the Python runner's prefix families).
+    pub fn snapshot(&mut self) -> Option<Results> {
+        if self.last_traffic == Some(self.now) {
+            return None;
+        }
+        let probes = self.probes.clone();
+        Some(self.collect(probes))
+    }
+
+    /// The results as of now, with the columns in `probes`.
+    fn collect(&mut self, probes: Recorder) -> Results {
         let mut in_transit = vec![0u64; self.flows.len()];
         for link in &mut self.links {
             link.advance(self.now);
@@ -626,8 +655,9 @@ impl World {
                 in_transit[p.flow as usize] += 1;
             }
         }
+        let mut class_counters = self.class_counters.clone();
         for (fl, &n) in self.flows.iter().zip(&in_transit) {
-            self.class_counters[fl.class as usize].in_transit += n;
+            class_counters[fl.class as usize].in_transit += n;
         }
         let flows = self
             .flows
@@ -644,19 +674,20 @@ impl World {
             .collect();
         let classes = self
             .classes
-            .into_iter()
-            .zip(self.class_counters)
+            .iter()
+            .cloned()
+            .zip(class_counters)
             .map(|(info, counters)| ClassSummary { info, counters })
             .collect();
         Results {
             sim_time_s: self.now.secs(),
             events: self.events.processed(),
             random_draws: self.random_draws,
-            flow_series: self.probes.flows,
-            queue_series: self.probes.queues,
-            aqm_series: self.probes.aqm,
-            class_series: self.probes.classes,
-            transfers: self.probes.transfers,
+            flow_series: probes.flows,
+            queue_series: probes.queues,
+            aqm_series: probes.aqm,
+            class_series: probes.classes,
+            transfers: probes.transfers,
             classes,
             flows,
             links,

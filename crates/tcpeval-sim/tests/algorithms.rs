@@ -1,5 +1,6 @@
 //! Each congestion-control algorithm in a real simulated network.
 
+#[allow(dead_code)]
 mod common;
 use common::{dumbbell, goodput, jain, run};
 use tcpeval_sim::Results;

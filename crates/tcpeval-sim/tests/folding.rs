@@ -3,23 +3,8 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{assert_conserved, dumbbell};
+use common::{assert_conserved, dumbbell, tables};
 use tcpeval_sim::{from_json, Results, Time, World};
-
-/// Everything a run reports except its event count, as text (NaN-safe).
-fn tables(r: &Results) -> String {
-    format!(
-        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
-        r.flows,
-        r.links,
-        r.classes,
-        r.flow_series,
-        r.queue_series,
-        r.class_series,
-        r.transfers,
-        r.sim_time_s
-    )
-}
 
 /// Runs `json` folded and unfolded up to `stop_s` (the end if `None`),
 /// checks they agree and that folding saved events; returns the folded run.

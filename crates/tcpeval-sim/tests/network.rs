@@ -1,5 +1,6 @@
 //! Engine behaviour in real simulated networks.
 
+#[allow(dead_code)]
 mod common;
 use common::{dumbbell, goodput, jain, run};
 

@@ -66,3 +66,19 @@ pub fn jain(x: &[f64]) -> f64 {
     let s2: f64 = x.iter().map(|v| v * v).sum();
     s * s / (x.len() as f64 * s2)
 }
+
+/// Everything a run reports except its event count, as text (NaN-safe).
+pub fn tables(r: &Results) -> String {
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}",
+        r.flows,
+        r.links,
+        r.classes,
+        r.flow_series,
+        r.queue_series,
+        r.aqm_series,
+        r.class_series,
+        r.transfers,
+        r.sim_time_s
+    )
+}

@@ -1,0 +1,153 @@
+//! `World::snapshot` at a time `D` gives exactly what a run of the same
+//! scenario with `duration_s = D` gives, and leaves the run's later
+//! results untouched: what lets a sweep over the run's duration take all
+//! its points from its longest run.
+
+#[allow(dead_code)]
+mod common;
+use common::{assert_conserved, dumbbell, tables};
+use tcpeval_sim::{from_json, Results, Time, World};
+
+/// The scenario `json` with its `duration_s` (first field, as the helpers
+/// write it) replaced by `d`.
+fn with_duration(json: &str, d: f64) -> String {
+    let at = json.find("\"duration_s\":").expect("a duration_s field") + "\"duration_s\":".len();
+    let end = at + json[at..].find([',', '}']).expect("a value");
+    format!("{}{d}{}", &json[..at], &json[end..])
+}
+
+/// Everything a run reports, event count and random draws included.
+fn everything(r: &Results) -> String {
+    format!(
+        "{}\nevents {}\ndraws {}",
+        tables(r),
+        r.events,
+        r.random_draws
+    )
+}
+
+fn world(json: &str) -> World {
+    World::new(&from_json(json).unwrap_or_else(|e| panic!("scenario rejected: {e}"))).unwrap()
+}
+
+/// Runs `json` once, taking snapshots at each of `cuts` (s, ascending,
+/// below its duration), and checks each against a run of that duration;
+/// then checks that the snapshots left the run's own end unchanged.
+fn prefixes_match(json: &str, cuts: &[f64]) {
+    let mut long = world(json);
+    for &d in cuts {
+        long.advance(Time::from_secs_f64(d));
+        let snap = long.snapshot().expect("no traffic event at the cut");
+        let short = world(&with_duration(json, d)).run();
+        assert_conserved(&snap);
+        assert!(short.events > 0 && !short.flows.is_empty());
+        assert_eq!(everything(&snap), everything(&short), "snapshot at {d} s");
+    }
+    let with_snapshots = long.run();
+    let without = world(json).run();
+    assert_eq!(everything(&with_snapshots), everything(&without));
+}
+
+#[test]
+fn random_loss_mixed_rtts_and_delayed_acks() {
+    // Two algorithms, two RTTs, random loss on the bottleneck; cuts on and
+    // off the 100 ms sampling grid.
+    let json = dumbbell(
+        20.0,
+        50.0,
+        10.0,
+        r#"{"packets": 100}, "loss": 0.0005"#,
+        r#"{"algorithm": "cubic", "rtt_ms": 40}, {"algorithm": "reno", "rtt_ms": 120, "start_s": 2}"#,
+        "",
+    );
+    prefixes_match(&json, &[3.0, 7.35, 12.0]);
+}
+
+#[test]
+fn red_drops_and_generated_long_lived_flows() {
+    // RED draws its drops at random; bulk flows with Internet RTTs in both
+    // directions carry their own drawn delays.
+    let json = dumbbell(
+        15.0,
+        20.0,
+        5.0,
+        r#"{"packets": 200}, "queue": {"kind": "red", "min_th": 20, "max_th": 60}"#,
+        r#"{"algorithm": "highspeed", "rtt_ms": 60}"#,
+        r#", "traffic": {"bulk": [{"name": "bg", "direction": "both", "count": 3, "rtt": {"kind": "internet"}}]}"#,
+    );
+    prefixes_match(&json, &[4.0, 9.5]);
+}
+
+#[test]
+fn a_folded_link_with_drops_ahead_of_the_clock_and_schedules() {
+    // The folded last link drops ahead of the world's clock (late drops
+    // pending at the cut count as in transit) under rate and delay changes.
+    let json = r#"{"duration_s": 30, "seed": 3,
+        "topology": {"kind": "graph", "nodes": ["h1", "R", "h2"],
+          "links": [
+            {"from": "h1", "to": "R", "rate_mbps": 1000, "delay_ms": 5},
+            {"from": "R", "to": "h2", "rate_mbps": 100, "delay_ms": 10,
+             "buffer": {"packets": 30}, "loss": 0.001,
+             "rate_schedule": [[12.0, 50.0]], "delay_schedule": [[20.0, 2.0]]}]},
+        "flows": [{"algorithm": "cubic", "path": ["h1", "R", "h2"]}]}"#;
+    prefixes_match(json, &[5.0, 12.0, 21.7]);
+}
+
+#[test]
+fn a_dequeue_discipline() {
+    let json = dumbbell(
+        12.0,
+        30.0,
+        10.0,
+        r#"{"packets": 200}, "queue": {"kind": "codel"}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 50}, {"algorithm": "bic", "rtt_ms": 50}"#,
+        "",
+    );
+    prefixes_match(&json, &[2.5, 8.0]);
+}
+
+#[test]
+fn web_transfers_and_udp_on_off_sources() {
+    // Random transfer arrivals and on-off periods: no event of theirs falls
+    // exactly on these cuts.
+    let traffic = r#", "traffic": {
+        "web": [{"name": "web", "direction": "both"}],
+        "udp": [{"name": "cbr", "rate_mbps": 10,
+                 "on": {"kind": "exponential", "mean_s": 1.0},
+                 "off": {"kind": "exponential", "mean_s": 4.0}}]}"#;
+    let json = dumbbell(
+        20.0,
+        100.0,
+        10.0,
+        r#"{"packets": 20}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 40}"#,
+        traffic,
+    );
+    prefixes_match(&json, &[4.0, 11.2]);
+}
+
+#[test]
+fn a_traffic_event_at_the_cut_refuses_the_snapshot() {
+    // A constant-rate UDP source sends exactly at 2.4 s (every 1.2 ms from 0:
+    // 1500-byte datagrams at 10 Mbit/s). A 2.4 s run stops its sources at its
+    // end, so it does not send that datagram: the snapshot would differ, and
+    // says so by refusing.
+    let traffic = r#", "traffic": {"udp": [{"name": "cbr", "rate_mbps": 10}]}"#;
+    let json = dumbbell(
+        6.0,
+        50.0,
+        10.0,
+        r#"{"packets": 50}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 40}"#,
+        traffic,
+    );
+    let mut long = world(&json);
+    long.advance(Time::from_secs_f64(2.4));
+    assert!(long.snapshot().is_none());
+    let mut at_the_cut = world(&json);
+    at_the_cut.advance(Time::from_secs_f64(2.4));
+    let short = world(&with_duration(&json, 2.4)).run();
+    assert_ne!(everything(&at_the_cut.finish()), everything(&short));
+    // Off the datagrams' grid, the snapshot is exact again.
+    prefixes_match(&json, &[2.4006]);
+}

@@ -1,0 +1,144 @@
+"""Runs that differ only in their duration are taken from one simulation as
+long as the longest (``simulate.run_prefixes``, the runner's prefix
+families), with exactly the tables each would have alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from tcpeval import runner, simulate
+from tcpeval.results_db import results
+from tcpeval.runner import run_study
+from tcpeval.simulate import prefix_key, run, run_prefixes
+from tcpeval.store import encode_run
+from tcpeval.study import expand, parse_study
+
+
+def dumbbell(duration_s: float, **extra: object) -> dict[str, object]:
+    return {
+        "duration_s": duration_s,
+        "seed": 5,
+        "topology": {"kind": "dumbbell", "bottleneck": {"rate_mbps": 20, "delay_ms": 5, "loss": 0.001}},
+        "flows": [
+            {"algorithm": "cubic", "rtt_ms": 30},
+            {"algorithm": "reno", "rtt_ms": 60, "start_s": 1.0},
+        ],
+        "probes": {"flow_period_ms": 50, "queue_period_ms": 50},
+        **extra,
+    }
+
+
+def tables(result: object) -> dict[str, bytes]:
+    """A run's encoded files but its summary (which holds the wall time)."""
+    return {k: v for k, v in encode_run(result).items() if k != "summary.json"}  # type: ignore[arg-type]
+
+
+def test_each_duration_gets_the_tables_of_its_own_run() -> None:
+    durations = [6.0, 2.0, 4.35]  # unordered, one off the sampling grid
+    shared = run_prefixes([dumbbell(d) for d in durations])
+    assert [r.sim_time_s for r in shared] == durations
+    for d, r in zip(durations, shared, strict=True):
+        alone = run(dumbbell(d), progress=False)
+        assert r.random_draws > 0 and r.events == alone.events
+        assert tables(r) == tables(alone), d
+        assert r.wall_time_s > 0
+
+
+def test_only_runs_that_differ_in_their_duration_alone_share_a_prefix() -> None:
+    assert prefix_key(dumbbell(2.0)) == prefix_key(dumbbell(9.0))
+    assert prefix_key(dumbbell(2.0)) != prefix_key(dumbbell(2.0, seed=6))
+    with pytest.raises(ValueError, match="differ only in duration_s"):
+        run_prefixes([dumbbell(2.0), dumbbell(4.0, seed=6)])
+
+
+def test_generated_traffic_shares_a_prefix_unless_its_event_falls_on_the_cut(monkeypatch) -> None:
+    # Web transfers arrive at random times; the constant-rate UDP source
+    # sends every 1.2 ms from 0, so exactly at 2.4 s, which a 2.4 s run does
+    # not do (its sources stop at its end): that run is simulated alone.
+    traffic = {
+        "web": [{"load_mbps": 2, "direction": "forward"}],
+        "udp": [{"rate_mbps": 1.0, "direction": "reverse"}],
+    }
+    durations = [2.4, 3.1, 4.0]
+    alone_runs: list[float] = []
+
+    def counting(scenario, progress=None):
+        alone_runs.append(scenario.data["duration_s"])
+        return run(scenario, progress=progress)
+
+    monkeypatch.setattr(simulate, "run", counting)
+    shared = run_prefixes([dumbbell(d, traffic=traffic) for d in durations])
+    monkeypatch.undo()
+    assert alone_runs == [2.4]
+    for d, r in zip(durations, shared, strict=True):
+        alone = run(dumbbell(d, traffic=traffic), progress=False)
+        assert len(r.transfers) > 0
+        assert tables(r) == tables(alone), d
+
+
+DURATIONS = """
+name = "durations"
+replications = 2
+[defaults]
+duration_s = 2.0
+probes = { flow_period_ms = 50, queue_period_ms = 50 }
+[[experiment]]
+name = "growth"
+[experiment.scenario]
+topology = { kind = "dumbbell", bottleneck = { rate_mbps = 20, delay_ms = 5, loss = 0.001 } }
+flows = [{ name = "a", algorithm = "reno", rtt_ms = 20 }, { name = "b", algorithm = "cubic", rtt_ms = 40 }]
+[experiment.sweep]
+duration = { path = "duration_s", values = [2, 3.5, 5] }
+[[experiment.metric]]
+name = "goodput"
+fn = "goodput_mbps"
+agg = "sum"
+"""
+
+
+def test_a_duration_sweep_is_simulated_once_per_seed_with_each_runs_own_results(
+    tmp_path, monkeypatch
+) -> None:
+    study = parse_study(DURATIONS)
+    simulated: list[list[float]] = []
+    real = runner.run_prefixes
+
+    def counting(scenarios):
+        simulated.append([s["duration_s"] for s in scenarios])
+        return real(scenarios)
+
+    monkeypatch.setattr(runner, "run_prefixes", counting)
+    monkeypatch.setattr(runner, "run", lambda *a, **k: pytest.fail("a family member was run alone"))
+    monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)  # in-process, so the patches apply
+    summary = run_study(study, tmp_path, workers=2, progress=False)
+    assert summary.ok == 6 and not summary.failed
+    assert sorted(simulated) == [[2, 3.5, 5], [2, 3.5, 5]]
+    monkeypatch.undo()
+    df = results(tmp_path).set_index("key")
+    db = runner.ResultsDB(tmp_path)
+    for spec in expand(study):
+        alone = runner.execute(spec, [("goodput", "goodput_mbps", {"agg": "sum"})])
+        assert alone.record.status == "ok" and alone.files is not None
+        assert df.loc[spec.key, "goodput"] == alone.record.metrics["goodput"]
+        for name, data in alone.files.items():
+            if name != "summary.json":
+                assert (db.run_dir(spec.key) / name).read_bytes() == data, (spec.point, name)
+    assert df["goodput"].nunique() == 6
+    db.close()
+
+
+def test_a_failed_family_records_every_member_and_a_rerun_completes_it(tmp_path, monkeypatch) -> None:
+    study = parse_study(DURATIONS)
+
+    def broken(scenarios):
+        raise RuntimeError("engine gone")
+
+    monkeypatch.setattr(runner, "run_prefixes", broken)
+    monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)
+    first = run_study(study, tmp_path, workers=1, progress=False)
+    assert first.ok == 0 and len(first.failed) == 6
+    assert all("engine gone" in (r.error or "") for r in first.failed)
+    monkeypatch.undo()
+    second = run_study(study, tmp_path, workers=1, progress=False)
+    assert second.ok == 6 and not second.failed
+    assert (results(tmp_path)["status"] == "ok").all()
