@@ -80,7 +80,7 @@ from tcpeval.results_db import Claim, ResultsDB, RunRecord
 from tcpeval.scenario import Scenario
 from tcpeval.simulate import prefix_key, run, run_prefixes
 from tcpeval.store import SUMMARY, encode_run, read_summary, store_run
-from tcpeval.study import RunSpec, Study, expand, experiment_time_scale, sweep_paths
+from tcpeval.study import RunSpec, Study, expand, experiment_time_scale, plan_digest, sweep_paths
 from tcpeval.testbed import BACKENDS
 
 
@@ -723,6 +723,7 @@ def run_study(
                 f"holds runs of the {stored_backend} backend; runs of the {backend} backend go to "
                 "another results directory (--out)",
             )
+        previous = db.study_info()
         info: dict[str, Any] = {
             "name": study.name,
             "mode": "quick" if quick else "full",
@@ -734,6 +735,14 @@ def run_study(
             "finished": None,
             "planned_runs": len(specs),
         }
+        if db.done_keys() and previous.get("started") and previous.get("mode") == info["mode"]:
+            info["started"] = previous["started"]  # the study's first sweep here, not this resumption
+        info["last_sweep"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        digest = plan_digest(study.source, quick, platform)
+        if only is None:
+            info["planned_keys"] = {"digest": digest, "keys": sorted(s.key for s in specs)}
+        elif (previous.get("planned_keys") or {}).get("digest") == digest:
+            info["planned_keys"] = previous["planned_keys"]  # a partial sweep of the same plan
         scales = {
             e.name: experiment_time_scale(study.duration_scale, sweep_paths(e)) if quick else 1.0
             for e in study.experiments

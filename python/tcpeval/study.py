@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import itertools
+import json
 import re
 import tomllib
 from collections.abc import Iterable
@@ -493,6 +494,15 @@ def run_key(experiment: str, scenario_hash: str) -> str:
     inter-protocol grid) and each keeps its own row.
     """
     return hashlib.sha256(f"{experiment}:{scenario_hash}:{__version__}".encode()).hexdigest()[:24]
+
+
+def plan_digest(source: str, quick: bool, platform: str | None) -> str:
+    """What the run keys a sweep plans depend on: the study file's text, the
+    mode and the ``--platform`` override (and, through the keys, this
+    version), as a SHA-256; ``study.json`` keeps the planned keys under it,
+    so that a report need not expand the study again."""
+    text = json.dumps([source, "quick" if quick else "full", platform, __version__])
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def points(exp: Experiment, quick: bool) -> list[dict[str, Any]]:

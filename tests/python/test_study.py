@@ -213,6 +213,35 @@ def test_runs_stored_under_earlier_settings_are_left_out_of_the_results(tmp_path
     assert len(results(tmp_path)) == 3  # the catalog keeps the earlier run
 
 
+def test_the_report_reads_the_planned_keys_the_sweep_stored_and_started_is_the_first_sweep(
+    tmp_path, monkeypatch
+) -> None:
+    import tcpeval.study
+    from tcpeval.report.data import load_results
+
+    run_study(parse_study(TINY), tmp_path, quick=True, progress=False)
+    first = json.loads((tmp_path / "study.json").read_text())
+    assert first["planned_keys"]["keys"] == sorted(s.key for s in expand(parse_study(TINY), quick=True))
+    # A partial rerun keeps the plan's keys and the first sweep's start.
+    time.sleep(1.1)
+    run_study(parse_study(TINY), tmp_path, quick=True, only=["grid"], progress=False)
+    info = json.loads((tmp_path / "study.json").read_text())
+    assert info["planned_keys"] == first["planned_keys"]
+    assert info["started"] == first["started"] and info["last_sweep"] > first["last_sweep"]
+
+    def no_expansion(*args, **kwargs):
+        raise AssertionError("the study was expanded again")
+
+    monkeypatch.setattr(tcpeval.study, "expand", no_expansion)
+    assert len(load_results(tmp_path).runs["grid"]) == 2
+    # Keys under another study file are not taken: the report expands the stored one.
+    monkeypatch.undo()
+    text = (tmp_path / "study.toml").read_text()
+    (tmp_path / "study.toml").write_text(text.replace("max_increment = 32", "max_increment = 16"))
+    study = load_results(tmp_path)
+    assert study.other_settings == 1 and len(study.runs["grid"]) == 1
+
+
 def test_edited_metrics_are_recomputed_from_stored_runs_without_simulating(tmp_path, monkeypatch) -> None:
     run_study(parse_study(TINY), tmp_path, quick=True, progress=False)
     before = results(tmp_path).set_index("key")
@@ -335,7 +364,9 @@ def test_runs_that_draw_random_numbers_are_all_simulated(tmp_path) -> None:
 # Eight runs in sweep order on one worker: seven of a fraction of a second,
 # then one of a few seconds, so that a kill once two runs are stored always
 # lands mid-sweep, however fast the machine (with eight short runs the whole
-# sweep could end between two polls of the catalog).
+# sweep could end between two polls of the catalog). The flow probe's
+# period moves with the duration, so that the runs differ in more than their
+# duration: one prefix family would be one simulation, stored at its end.
 KILLABLE = """
 name = "killable"
 [defaults]
@@ -346,7 +377,7 @@ name = "long-last"
 topology = { kind = "dumbbell", bottleneck = { rate_mbps = 500, delay_ms = 5 } }
 flows = [{ name = "a", algorithm = "reno", rtt_ms = 20 }]
 [experiment.sweep]
-duration = { path = "duration_s", values = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 150.0] }
+duration = { path = ["duration_s", "probes.flow_period_ms"], values = [0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 150.0] }
 [[experiment.metric]]
 name = "goodput"
 fn = "goodput_mbps"

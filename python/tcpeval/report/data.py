@@ -201,15 +201,24 @@ def planned_keys(source: str, meta: Mapping[str, Any]) -> set[str] | None:
     platform ``study.json`` (``meta``) records, or None where they cannot be
     told: a directory written before ``platform_override`` was recorded, or
     a study file this version no longer reads. A run stored under an earlier
-    version of the study file (a setting since edited) has another key."""
+    version of the study file (a setting since edited) has another key. The
+    keys the sweep stored in ``study.json`` are taken when they are those of
+    this file, mode and platform (:func:`~tcpeval.study.plan_digest`);
+    otherwise the study is expanded again (seconds for a large study)."""
     from ..errors import ScenarioError
-    from ..study import expand, parse_study
+    from ..study import expand, parse_study, plan_digest
 
     if "platform_override" not in meta:
         return None
+    quick = meta.get("mode") == "quick"
+    stored = meta.get("planned_keys")
+    if isinstance(stored, dict) and stored.get("digest") == plan_digest(
+        source, quick, meta["platform_override"]
+    ):
+        return set(stored["keys"])
     try:
         study = parse_study(source)
-        specs = expand(study, quick=meta.get("mode") == "quick", platform=meta["platform_override"])
+        specs = expand(study, quick=quick, platform=meta["platform_override"])
     except ScenarioError:
         return None
     return {s.key for s in specs}
