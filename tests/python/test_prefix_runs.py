@@ -142,3 +142,17 @@ def test_a_failed_family_records_every_member_and_a_rerun_completes_it(tmp_path,
     second = run_study(study, tmp_path, workers=1, progress=False)
     assert second.ok == 6 and not second.failed
     assert (results(tmp_path)["status"] == "ok").all()
+
+
+def test_a_family_on_a_dask_cluster_stores_what_local_workers_store(tmp_path) -> None:
+    distributed = pytest.importorskip("distributed")
+    study = parse_study(DURATIONS)
+    run_study(study, tmp_path / "local", workers=1, progress=False)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        summary = run_study(study, tmp_path / "dask", scheduler=cluster.scheduler_address, progress=False)
+    assert summary.ok == 6 and not summary.failed
+    local = results(tmp_path / "local").set_index("key")["goodput"].sort_index()
+    dask = results(tmp_path / "dask").set_index("key")["goodput"].sort_index()
+    assert local.to_dict() == dask.to_dict()
