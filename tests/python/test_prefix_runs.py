@@ -156,3 +156,22 @@ def test_a_family_on_a_dask_cluster_stores_what_local_workers_store(tmp_path) ->
     local = results(tmp_path / "local").set_index("key")["goodput"].sort_index()
     dask = results(tmp_path / "dask").set_index("key")["goodput"].sort_index()
     assert local.to_dict() == dask.to_dict()
+
+
+def test_a_family_that_draws_nothing_gives_its_later_seeds_as_twins(tmp_path, monkeypatch) -> None:
+    # Without random loss the runs draw no random number: seed 1's family is
+    # simulated once, and every seed 2 is stored from its seed-1 twin.
+    study = parse_study(DURATIONS.replace(", loss = 0.001", ""))
+    simulated: list[list[float]] = []
+    real = runner.run_prefixes
+
+    def counting(scenarios):
+        simulated.append([s["duration_s"] for s in scenarios])
+        return real(scenarios)
+
+    monkeypatch.setattr(runner, "run_prefixes", counting)
+    monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)
+    summary = run_study(study, tmp_path, workers=1, progress=False)
+    assert summary.ok == 6 and summary.reused == 3 and simulated == [[2, 3.5, 5]]
+    df = results(tmp_path)
+    assert df.groupby("duration")["goodput"].nunique().eq(1).all()
