@@ -11,7 +11,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from tcpeval import _core
+from tcpeval import _core, memory
 from tcpeval.result import RunResult
 from tcpeval.scenario import Scenario, load_scenario
 
@@ -69,10 +69,16 @@ def run_prefixes(scenarios: Sequence[Mapping[str, Any]]) -> list[RunResult]:
     stop at its end), that one is simulated on its own instead. In the order
     given; each result's ``wall_time_s`` is the time spent on it (for a
     snapshot, the part of the long run since the previous one), so that
-    their sum is the time spent in all."""
+    their sum is the time spent in all.
+
+    The snapshots' tables are all held until the end: when the members'
+    memory estimates (:mod:`tcpeval.memory`) add up to more than the budget
+    one run may take, each is simulated on its own instead."""
     loaded = [load_scenario(s) for s in scenarios]
     if len({prefix_key(sc.data) for sc in loaded}) != 1:
         raise ValueError("run_prefixes: the scenarios must differ only in duration_s")
+    if sum(memory.estimate(sc.data).total for sc in loaded) > memory.budget():
+        return [run(sc, progress=False) for sc in loaded]
     order = sorted(range(len(loaded)), key=lambda i: loaded[i].data["duration_s"])
     sim = _core.Simulation(loaded[order[-1]].data)
     results: dict[int, RunResult] = {}

@@ -175,3 +175,20 @@ def test_a_family_that_draws_nothing_gives_its_later_seeds_as_twins(tmp_path, mo
     assert summary.ok == 6 and summary.reused == 3 and simulated == [[2, 3.5, 5]]
     df = results(tmp_path)
     assert df.groupby("duration")["goodput"].nunique().eq(1).all()
+
+
+def test_a_family_over_the_memory_budget_runs_its_members_one_by_one(monkeypatch) -> None:
+    from tcpeval import memory
+
+    each = memory.estimate(dumbbell(4.0)).total
+    monkeypatch.setenv(memory.BUDGET_ENV, str(1.5 * each / 1e6))  # one run fits, not two
+    alone: list[float] = []
+    real = simulate.run
+
+    def counting(scenario, progress=None):
+        alone.append(scenario.data["duration_s"])
+        return real(scenario, progress=progress)
+
+    monkeypatch.setattr(simulate, "run", counting)
+    shared = run_prefixes([dumbbell(2.0), dumbbell(4.0)])
+    assert alone == [2.0, 4.0] and [r.sim_time_s for r in shared] == [2.0, 4.0]
