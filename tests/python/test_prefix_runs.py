@@ -96,10 +96,9 @@ agg = "sum"
 """
 
 
-def test_a_duration_sweep_is_simulated_once_per_seed_with_each_runs_own_results(
-    tmp_path, monkeypatch
-) -> None:
-    study = parse_study(DURATIONS)
+def count_families(monkeypatch) -> list[list[float]]:
+    """The durations of each family the runner simulates from now on (the
+    runner must run in-process for the patch to reach it)."""
     simulated: list[list[float]] = []
     real = runner.run_prefixes
 
@@ -108,6 +107,14 @@ def test_a_duration_sweep_is_simulated_once_per_seed_with_each_runs_own_results(
         return real(scenarios)
 
     monkeypatch.setattr(runner, "run_prefixes", counting)
+    return simulated
+
+
+def test_a_duration_sweep_is_simulated_once_per_seed_with_each_runs_own_results(
+    tmp_path, monkeypatch
+) -> None:
+    study = parse_study(DURATIONS)
+    simulated = count_families(monkeypatch)
     monkeypatch.setattr(runner, "run", lambda *a, **k: pytest.fail("a family member was run alone"))
     monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)  # in-process, so the patches apply
     summary = run_study(study, tmp_path, workers=2, progress=False)
@@ -162,14 +169,7 @@ def test_a_family_that_draws_nothing_gives_its_later_seeds_as_twins(tmp_path, mo
     # Without random loss the runs draw no random number: seed 1's family is
     # simulated once, and every seed 2 is stored from its seed-1 twin.
     study = parse_study(DURATIONS.replace(", loss = 0.001", ""))
-    simulated: list[list[float]] = []
-    real = runner.run_prefixes
-
-    def counting(scenarios):
-        simulated.append([s["duration_s"] for s in scenarios])
-        return real(scenarios)
-
-    monkeypatch.setattr(runner, "run_prefixes", counting)
+    simulated = count_families(monkeypatch)
     monkeypatch.setattr(runner, "local_pool", runner._ThreadPool)
     summary = run_study(study, tmp_path, workers=1, progress=False)
     assert summary.ok == 6 and summary.reused == 3 and simulated == [[2, 3.5, 5]]

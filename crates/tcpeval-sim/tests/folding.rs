@@ -3,7 +3,9 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{assert_conserved, dumbbell, tables};
+use common::{
+    assert_conserved, dumbbell, graph_with_folded_bottleneck, tables, WEB_AND_ON_OFF_UDP,
+};
 use tcpeval_sim::{from_json, Results, Time, World};
 
 /// Runs `json` folded and unfolded up to `stop_s` (the end if `None`),
@@ -36,21 +38,6 @@ fn folded_and_unfolded(json: &str, stop_s: Option<f64>) -> (Results, Results) {
     assert_conserved(&folded);
     assert_eq!(tables(&folded), tables(&unfolded));
     (folded, unfolded)
-}
-
-/// One flow through a graph whose last link, fed only by the first, is the
-/// bottleneck: the folded link drops (full buffer and random loss) ahead of
-/// the world's clock, with a rate and a delay change on it.
-fn graph_with_folded_bottleneck() -> String {
-    r#"{"duration_s": 30, "seed": 3,
-        "topology": {"kind": "graph", "nodes": ["h1", "R", "h2"],
-          "links": [
-            {"from": "h1", "to": "R", "rate_mbps": 1000, "delay_ms": 5},
-            {"from": "R", "to": "h2", "rate_mbps": 100, "delay_ms": 10,
-             "buffer": {"packets": 30}, "loss": 0.001,
-             "rate_schedule": [[12.0, 50.0]], "delay_schedule": [[20.0, 2.0]]}]},
-        "flows": [{"algorithm": "cubic", "path": ["h1", "R", "h2"]}]}"#
-        .to_string()
 }
 
 #[test]
@@ -97,18 +84,13 @@ fn a_dumbbell_with_reverse_traffic_is_unchanged() {
 fn web_and_udp_traffic_on_host_groups_is_unchanged() {
     // Web transfers both ways (slots reused, ACK delay lines) and an on-off
     // UDP source beside a bulk flow, on a dumbbell with a 20-packet buffer.
-    let traffic = r#", "traffic": {
-        "web": [{"name": "web", "direction": "both"}],
-        "udp": [{"name": "cbr", "rate_mbps": 10,
-                 "on": {"kind": "exponential", "mean_s": 1.0},
-                 "off": {"kind": "exponential", "mean_s": 4.0}}]}"#;
     let json = dumbbell(
         30.0,
         100.0,
         10.0,
         r#"{"packets": 20}"#,
         r#"{"algorithm": "reno", "rtt_ms": 40}"#,
-        traffic,
+        WEB_AND_ON_OFF_UDP,
     );
     let r = same_folded_or_not(&json, None);
     assert!(r.transfers.len() > 500, "{} transfers", r.transfers.len());

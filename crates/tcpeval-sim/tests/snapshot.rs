@@ -5,7 +5,9 @@
 
 #[allow(dead_code)]
 mod common;
-use common::{assert_conserved, dumbbell, tables};
+use common::{
+    assert_conserved, dumbbell, graph_with_folded_bottleneck, tables, WEB_AND_ON_OFF_UDP,
+};
 use tcpeval_sim::{from_json, Results, Time, World};
 
 /// The scenario `json` with its `duration_s` (first field, as the helpers
@@ -82,15 +84,8 @@ fn red_drops_and_generated_long_lived_flows() {
 fn a_folded_link_with_drops_ahead_of_the_clock_and_schedules() {
     // The folded last link drops ahead of the world's clock (late drops
     // pending at the cut count as in transit) under rate and delay changes.
-    let json = r#"{"duration_s": 30, "seed": 3,
-        "topology": {"kind": "graph", "nodes": ["h1", "R", "h2"],
-          "links": [
-            {"from": "h1", "to": "R", "rate_mbps": 1000, "delay_ms": 5},
-            {"from": "R", "to": "h2", "rate_mbps": 100, "delay_ms": 10,
-             "buffer": {"packets": 30}, "loss": 0.001,
-             "rate_schedule": [[12.0, 50.0]], "delay_schedule": [[20.0, 2.0]]}]},
-        "flows": [{"algorithm": "cubic", "path": ["h1", "R", "h2"]}]}"#;
-    prefixes_match(json, &[5.0, 12.0, 21.7]);
+    let json = graph_with_folded_bottleneck();
+    prefixes_match(&json, &[5.0, 12.0, 21.7]);
 }
 
 #[test]
@@ -110,18 +105,13 @@ fn a_dequeue_discipline() {
 fn web_transfers_and_udp_on_off_sources() {
     // Random transfer arrivals and on-off periods: no event of theirs falls
     // exactly on these cuts.
-    let traffic = r#", "traffic": {
-        "web": [{"name": "web", "direction": "both"}],
-        "udp": [{"name": "cbr", "rate_mbps": 10,
-                 "on": {"kind": "exponential", "mean_s": 1.0},
-                 "off": {"kind": "exponential", "mean_s": 4.0}}]}"#;
     let json = dumbbell(
         20.0,
         100.0,
         10.0,
         r#"{"packets": 20}"#,
         r#"{"algorithm": "reno", "rtt_ms": 40}"#,
-        traffic,
+        WEB_AND_ON_OFF_UDP,
     );
     prefixes_match(&json, &[4.0, 11.2]);
 }

@@ -82,3 +82,27 @@ pub fn tables(r: &Results) -> String {
         r.sim_time_s
     )
 }
+
+/// Generated traffic on host groups: web transfers both ways (slots reused,
+/// ACK delay lines) and an on-off UDP source, as a scenario's `traffic`
+/// field with its leading comma (for [`dumbbell`]'s `extra`).
+pub const WEB_AND_ON_OFF_UDP: &str = r#", "traffic": {
+    "web": [{"name": "web", "direction": "both"}],
+    "udp": [{"name": "cbr", "rate_mbps": 10,
+             "on": {"kind": "exponential", "mean_s": 1.0},
+             "off": {"kind": "exponential", "mean_s": 4.0}}]}"#;
+
+/// One flow through a graph whose last link, fed only by the first, is the
+/// bottleneck: the folded link drops (full buffer and random loss) ahead of
+/// the world's clock, with a rate and a delay change on it.
+pub fn graph_with_folded_bottleneck() -> String {
+    r#"{"duration_s": 30, "seed": 3,
+        "topology": {"kind": "graph", "nodes": ["h1", "R", "h2"],
+          "links": [
+            {"from": "h1", "to": "R", "rate_mbps": 1000, "delay_ms": 5},
+            {"from": "R", "to": "h2", "rate_mbps": 100, "delay_ms": 10,
+             "buffer": {"packets": 30}, "loss": 0.001,
+             "rate_schedule": [[12.0, 50.0]], "delay_schedule": [[20.0, 2.0]]}]},
+        "flows": [{"algorithm": "cubic", "path": ["h1", "R", "h2"]}]}"#
+        .to_string()
+}
