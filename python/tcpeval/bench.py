@@ -6,8 +6,10 @@ Each case runs in a fresh interpreter (``python -m tcpeval.bench CASE
 SCALE``), so its peak resident memory is its own and one case's heap does not
 slow the next. The cases are those of issue 19: a 2-flow dumbbell with
 delayed ACK and SACK, the same with an ACK per packet and no SACK (the shape
-of htsim's NewReno), the same with 10 ms probes, and CUBIC at 1 Gbit/s x
-100 ms with 2, 1000 and 10 000 flows (1000 also with 10 ms probes).
+of htsim's NewReno), the same with 10 ms probes, CUBIC at 1 Gbit/s x
+100 ms with 2, 1000 and 10 000 flows (1000 also with 10 ms probes), and the
+mix of the background study's runs with background traffic, the costliest
+part of the five full studies.
 """
 
 from __future__ import annotations
@@ -94,6 +96,48 @@ def short_flows_case(name: str, duration_s: float) -> BenchCase:
     return BenchCase(name, scenario, NO_PROBES)
 
 
+def background_mix_case(name: str, duration_s: float) -> BenchCase:
+    """The shape of the background study's runs with background traffic
+    (Ha et al., section 4.1; the study's ``utilization-bg``), which take most
+    of its full mode's time: two CUBIC flows at 82 ms on a 400 Mbit/s
+    dumbbell with a 2 MB buffer (the second from 1 s, so that the case
+    also runs at a tenth of its duration), 50 long-lived Reno flows each way and
+    80 Mbit/s of web transfers each way, both with Internet-like RTTs, on
+    the 2.6.13 sender preset."""
+    internet = {"kind": "internet"}
+    scenario = {
+        "name": name,
+        "duration_s": duration_s,
+        "platform": "linux-2.6.13",
+        "topology": {
+            "kind": "dumbbell",
+            "bottleneck": {"rate_mbps": 400, "delay_ms": 8, "buffer": {"bytes": 2097152}},
+            "access": {"rate_mbps": 1000},
+        },
+        "flows": [
+            {"algorithm": "cubic", "rtt_ms": 82, "start_s": 0},
+            {"algorithm": "cubic", "rtt_ms": 82, "start_s": 1},
+        ],
+        "traffic": {
+            "web": [
+                {
+                    "load_mbps": 80,
+                    "direction": "both",
+                    "rtt": internet,
+                    "sizes": {
+                        "kind": "lognormal_pareto",
+                        "mu": 9.357,
+                        "sigma": 1.318,
+                        "cutoff_bytes": 133000,
+                    },
+                }
+            ],
+            "bulk": [{"count": 50, "direction": "both", "rtt": internet, "start_window_s": 5.0}],
+        },
+    }
+    return BenchCase(name, scenario, NO_PROBES)
+
+
 CASES = [
     dumbbell_case("reno-2flows-500M-60ms-60s", 500, 60, 2, 60),
     dumbbell_case(
@@ -108,6 +152,7 @@ CASES = [
         "cubic-1000flows-probes10ms-30s", 1000, 100, 1000, 30, algorithm="cubic", probes=PROBES_10MS
     ),
     dumbbell_case("cubic-10000flows-1G-100ms-10s", 1000, 100, 10_000, 10, algorithm="cubic"),
+    background_mix_case("background-mix-400M-60s", 60),
 ]
 
 

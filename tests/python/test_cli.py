@@ -199,6 +199,17 @@ def test_bench_json_gives_each_case_its_own_process_and_memory() -> None:
     assert rows[many]["peak_rss_mib"] > rows[small]["peak_rss_mib"]
 
 
+def test_every_bench_case_is_a_valid_scenario_at_full_and_quick_length() -> None:
+    from tcpeval.bench import CASES
+    from tcpeval.scenario import load_scenario
+
+    for case in CASES:
+        for scale in (1.0, 0.1):  # `tcpeval bench` and `tcpeval bench --quick`
+            duration = case.scenario["duration_s"] * scale
+            sc = load_scenario(dict(case.scenario, duration_s=duration, probes=case.probes))
+            assert sc.data["duration_s"] == duration, case.name
+
+
 def test_bench_unknown_case_lists_the_cases() -> None:
     p = tcpeval("bench", "--case", "nope")
     assert p.returncode == 2

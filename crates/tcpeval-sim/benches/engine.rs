@@ -78,6 +78,27 @@ fn short_flows(duration: f64) -> String {
     )
 }
 
+/// The shape of the background study's runs with background traffic, as
+/// `tcpeval bench`'s `background-mix-400M-60s` (python/tcpeval/bench.py,
+/// where the source is named): two CUBIC flows at 82 ms on 400 Mbit/s
+/// (the second from 1 s),
+/// 50 long-lived Reno flows and 80 Mbit/s of web transfers each way.
+fn background_mix(duration: f64) -> String {
+    format!(
+        r#"{{"duration_s": {duration}, "platform": "linux-2.6.13",
+            "probes": {{"flow_period_ms": 0, "queue_period_ms": 0, "class_period_ms": 0}},
+            "topology": {{"kind": "dumbbell",
+              "bottleneck": {{"rate_mbps": 400, "delay_ms": 8, "buffer": {{"bytes": 2097152}}}},
+              "access": {{"rate_mbps": 1000}}}},
+            "flows": [{{"algorithm": "cubic", "rtt_ms": 82}},
+                      {{"algorithm": "cubic", "rtt_ms": 82, "start_s": 1}}],
+            "traffic": {{
+              "web": [{{"load_mbps": 80, "direction": "both", "rtt": {{"kind": "internet"}},
+                "sizes": {{"kind": "lognormal_pareto", "mu": 9.357, "sigma": 1.318, "cutoff_bytes": 133000}}}}],
+              "bulk": [{{"count": 50, "direction": "both", "rtt": {{"kind": "internet"}}, "start_window_s": 5.0}}]}}}}"#
+    )
+}
+
 fn main() {
     let duration = |d: f64| {
         std::env::args()
@@ -119,6 +140,10 @@ fn main() {
         Case {
             name: "cubic-10000flows-1G-100ms-10s",
             json: staggered(1000.0, 100.0, 10_000, duration(10.0), "cubic", "{}"),
+        },
+        Case {
+            name: "background-mix-400M-60s",
+            json: background_mix(duration(60.0)),
         },
     ];
     println!(
