@@ -112,9 +112,20 @@ def _series_frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(columns, copy=False)
 
 
-def _with_id(rows: Sequence[Mapping[str, Any]], ident: str) -> pd.DataFrame:
-    """Summary rows as a table with the id column ``ident`` (the row number) first."""
-    table = pd.DataFrame.from_records(rows)
+_DTYPES = {"int": "int64", "float": "float64", "bool": "bool"}
+"""Column type of the engine's declarations -> pandas dtype (others: object)."""
+
+
+def _with_id(rows: Sequence[Mapping[str, Any]], key: str) -> pd.DataFrame:
+    """Summary rows of table ``key`` as a table with its id column (the row
+    number) first; with no rows (a run whose flows are all generated
+    traffic has none in ``flows``), the declared columns, empty."""
+    ident = ID_COLUMNS[key]
+    if rows:
+        table = pd.DataFrame.from_records(rows)
+    else:
+        declared = next(t["columns"] for t in json.loads(_core.columns()) if t["key"] == key)
+        table = pd.DataFrame({c["name"]: pd.Series(dtype=_DTYPES.get(c["type"], "object")) for c in declared})
     table.insert(0, ident, np.arange(len(table), dtype=np.int64))
     return table
 
@@ -157,7 +168,7 @@ class RunResult:
 
     @classmethod
     def from_raw(cls, scenario: Scenario, raw: RunTables, wall_time_s: float) -> RunResult:
-        flows, links, classes = (_with_id(raw[key], ID_COLUMNS[key]) for key in ("flows", "links", "classes"))
+        flows, links, classes = (_with_id(raw[key], key) for key in ("flows", "links", "classes"))
         classes["target_bps"] = classes["target_bps"].astype(float)
         return cls(
             scenario=scenario,

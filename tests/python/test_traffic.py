@@ -212,3 +212,18 @@ def test_traffic_errors_name_the_field() -> None:
         tcpeval.run(bad, progress=False)
     assert e.value.field == "traffic.bulk[0].count"
     assert "allowed 1" in str(e.value)
+
+
+def test_a_run_of_generated_transfers_alone_has_an_empty_flows_table_that_stores(tmp_path) -> None:
+    # Web transfers and a UDP source only: no entry of the flows table. The
+    # empty table keeps its declared columns, so summaries and storage work.
+    traffic = {"web": [{"name": "w", "mean_interarrival_ms": 100}], "udp": [{"name": "u", "rate_mbps": 5}]}
+    r = tcpeval.run(scenario(traffic, duration_s=3), progress=False)
+    declared = next(t for t in tcpeval.result.columns() if t["key"] == "flows")
+    names = [c["name"] for c in declared["columns"] if c["name"] in r.flows.columns]
+    assert len(r.flows) == 0 and names == list(r.flows.columns) and "completed" in names
+    assert r.flows["sent"].dtype == np.int64
+    assert len(r.summary()) == 0 and len(r.transfers) > 0
+    back = load_run(save_run(r, tmp_path / "run"))
+    assert len(back.flows) == 0 and list(back.flows.columns) == list(r.flows.columns)
+    assert back.transfers.equals(r.transfers)
