@@ -321,8 +321,8 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
         )
     if shares:
         print(
-            f"prefixes: {len(shares)} runs differ from others only in their duration; each such family is "
-            "one run as long as its longest, counted once in simulated s"
+            f"prefixes: {len(shares)} runs differ from others only in their duration or flow names; each "
+            "such family is one run as long as its longest, counted once in simulated s"
         )
     if linux:
         _print_linux_plan(specs)

@@ -18,10 +18,11 @@ random number. Loss, jitter, generated traffic, FQ-CoDel and BBR draw
 there; RED and PIE draw only once their queue grows, so their runs are
 counted as simulated here and may turn out cheaper.
 
-Runs of an experiment that differ only in their duration (a prefix family,
+Runs that differ only in their duration and names (a prefix family,
 :func:`tcpeval.runner.prefix_families`) are simulated as one run as long as
 the longest: each member counts the simulated seconds it adds to the next
-shorter one (:func:`prefix_shares`), as its stored wall time does. With part
+shorter one (:func:`prefix_shares`; a member as long as it, none), as its
+stored wall time does. With part
 of a family stored, the rest is counted by those shares, a little below the
 run it takes.
 """

@@ -31,10 +31,11 @@ tables, with its own scenario and seed in its summary and ``reused_from``
 naming the twin (:func:`reuse_seed_twin`). A later seed whose twin is still
 running waits for it while other runs can start.
 
-Runs of an experiment that differ only in their duration (a sweep over
-``duration_s``) form a prefix family (:func:`prefix_families`): the members
-still to do are simulated as one run as long as the longest, each shorter
-one a snapshot of it, with exactly its own tables
+Runs that differ only in their duration and names (a sweep over
+``duration_s``; two experiments through one scenario with their flows named
+apart) form a prefix family (:func:`prefix_families`): the members still to
+do are simulated as one run as long as the longest, each shorter one a
+snapshot of it, each with its own names, with exactly its own tables
 (:func:`execute_prefixes`, :func:`tcpeval.simulate.run_prefixes`).
 
 When an experiment's metric declarations changed since its stored runs were
@@ -118,8 +119,8 @@ def execute(spec: RunSpec, metrics: list[tuple[str, str, dict[str, Any]]], backe
 def execute_prefixes(
     specs: list[RunSpec], metrics: list[list[tuple[str, str, dict[str, Any]]]]
 ) -> list[Outcome]:
-    """Runs specs whose scenarios differ only in their duration (one
-    :func:`tcpeval.simulate.prefix_key`) as one simulation, as long as the
+    """Runs specs whose scenarios differ only in their duration and names
+    (one :func:`tcpeval.simulate.prefix_key`) as one simulation, as long as the
     longest, the shorter ones snapshots of it (:func:`run_prefixes`: their
     tables are those of running each alone); ``metrics[i]`` are
     ``specs[i]``'s. An outcome per spec, in order, each with the wall time
@@ -530,13 +531,14 @@ def _store(db: ResultsDB, spec: RunSpec, outcome: Outcome, tally: _Tally, bar: A
 
 
 def prefix_families(specs: list[RunSpec]) -> dict[str, list[RunSpec]]:
-    """The specs of each experiment whose scenarios differ only in their
-    duration (:func:`tcpeval.simulate.prefix_key`), by key of each member:
-    families of two or more runs, longest last, that one simulation as long
-    as the longest gives (:func:`execute_prefixes`)."""
-    groups: dict[tuple[str, str], list[RunSpec]] = {}
+    """The specs whose scenarios differ only in their duration and names
+    (:func:`tcpeval.simulate.prefix_key`; a sweep over ``duration_s``, or two
+    experiments through the same scenario with their flows named apart), by
+    key of each member: families of two or more runs, longest last, that one
+    simulation as long as the longest gives (:func:`execute_prefixes`)."""
+    groups: dict[str, list[RunSpec]] = {}
     for spec in specs:
-        groups.setdefault((spec.experiment, prefix_key(spec.scenario)), []).append(spec)
+        groups.setdefault(prefix_key(spec.scenario), []).append(spec)
     family: dict[str, list[RunSpec]] = {}
     for members in groups.values():
         if len(members) > 1:

@@ -7,13 +7,16 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from tcpeval import _core, memory
 from tcpeval.result import RunResult
 from tcpeval.scenario import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    from tcpeval._core import RunTables
 
 #: Number of engine steps between progress updates.
 PROGRESS_STEPS = 200
@@ -53,34 +56,39 @@ def run(
 
 def prefix_key(scenario: Mapping[str, Any]) -> str:
     """What runs sharing a prefix have in common: the normalized scenario
-    ``scenario`` but for ``duration_s``, as text. Two scenarios with the same
-    key give, up to the shorter one's end, the same run (the engine reads
-    the duration only as the end; :func:`run_prefixes`)."""
-    return json.dumps({k: v for k, v in scenario.items() if k != "duration_s"}, sort_keys=True, default=str)
+    ``scenario`` but for ``duration_s`` and its names (the scenario's and its
+    flows'), as text. Two scenarios with the same key give, up to the
+    shorter one's end, the same run: the engine reads the duration only as
+    the end, and the names only to label the flows and classes tables
+    (:func:`run_prefixes`)."""
+    data = {k: v for k, v in scenario.items() if k not in ("duration_s", "name")}
+    data["flows"] = [{k: v for k, v in f.items() if k != "name"} for f in scenario.get("flows") or []]
+    return json.dumps(data, sort_keys=True, default=str)
 
 
 def run_prefixes(scenarios: Sequence[Mapping[str, Any]]) -> list[RunResult]:
     """The results of every scenario in ``scenarios``, which differ only in
-    their duration (one :func:`prefix_key`), from one run as long as the
-    longest: each shorter one is a snapshot of it at that duration, the
-    same tables as running it alone, bit for bit (the engine's
-    ``snapshot``). Where a web or UDP source's event falls at exactly a
-    shorter duration (a run of that duration would not have it: its sources
-    stop at its end), that one is simulated on its own instead. In the order
-    given; each result's ``wall_time_s`` is the time spent on it (for a
-    snapshot, the part of the long run since the previous one), so that
-    their sum is the time spent in all.
+    their duration and names (one :func:`prefix_key`), from one run as long
+    as the longest: each shorter one is a snapshot of it at that duration,
+    and each gets its own flows' names, the same tables as running it alone,
+    bit for bit (the engine's ``snapshot``). Where a web or UDP source's
+    event falls at exactly a shorter duration (a run of that duration would
+    not have it: its sources stop at its end), that one is simulated on its
+    own instead. In the order given; each result's ``wall_time_s`` is the
+    time spent on it (for a snapshot, the part of the long run since the
+    previous one), so that their sum is the time spent in all.
 
     The snapshots' tables are all held until the end: when the members'
     memory estimates (:mod:`tcpeval.memory`) add up to more than the budget
     one run may take, each is simulated on its own instead."""
     loaded = [load_scenario(s) for s in scenarios]
     if len({prefix_key(sc.data) for sc in loaded}) != 1:
-        raise ValueError("run_prefixes: the scenarios must differ only in duration_s")
+        raise ValueError("run_prefixes: the scenarios must differ only in duration_s and names")
     if sum(memory.estimate(sc.data).total for sc in loaded) > memory.budget():
         return [run(sc, progress=False) for sc in loaded]
     order = sorted(range(len(loaded)), key=lambda i: loaded[i].data["duration_s"])
-    sim = _core.Simulation(loaded[order[-1]].data)
+    simulated = loaded[order[-1]]
+    sim = _core.Simulation(simulated.data)
     results: dict[int, RunResult] = {}
     last = time.perf_counter()
     for i in order:
@@ -89,6 +97,21 @@ def run_prefixes(scenarios: Sequence[Mapping[str, Any]]) -> list[RunResult]:
         if raw is None:
             results[i] = run(loaded[i], progress=False)
         else:
+            if _flow_names(loaded[i]) != _flow_names(simulated):
+                _rename(raw, loaded[i])
             results[i] = RunResult.from_raw(loaded[i], raw, wall_time_s=time.perf_counter() - last)
         last = time.perf_counter()
     return [results[i] for i in range(len(loaded))]
+
+
+def _flow_names(scenario: Scenario) -> list[Any]:
+    return [f.get("name") for f in scenario.data.get("flows") or []]
+
+
+def _rename(raw: RunTables, scenario: Scenario) -> None:
+    """Gives the flows and classes tables of ``raw`` the names ``scenario``'s
+    run has, as the engine derives them (read from its world at time zero)."""
+    fresh = _core.Simulation(scenario.data).finish()
+    for table in ("flows", "classes"):
+        for row, named in zip(raw[table], fresh[table], strict=True):
+            row["name"] = named["name"]

@@ -47,8 +47,31 @@ def test_each_duration_gets_the_tables_of_its_own_run() -> None:
 def test_only_runs_that_differ_in_their_duration_alone_share_a_prefix() -> None:
     assert prefix_key(dumbbell(2.0)) == prefix_key(dumbbell(9.0))
     assert prefix_key(dumbbell(2.0)) != prefix_key(dumbbell(2.0, seed=6))
-    with pytest.raises(ValueError, match="differ only in duration_s"):
+    with pytest.raises(ValueError, match="differ only in duration_s and names"):
         run_prefixes([dumbbell(2.0), dumbbell(4.0, seed=6)])
+
+
+def named(duration_s: float, first: str, second: str, **extra: object) -> dict[str, object]:
+    sc = dumbbell(duration_s, **extra)
+    sc["flows"] = [dict(f, name=n) for f, n in zip(sc["flows"], (first, second), strict=True)]  # type: ignore[call-overload]
+    return sc
+
+
+def test_runs_that_differ_in_their_flows_names_share_a_run_and_keep_their_own_names() -> None:
+    # Two experiments through one scenario with their flows named apart (the
+    # background study's utilization and intra grids for Reno), one of them
+    # shorter; bulk traffic adds classes whose names do not change.
+    bulk = {"bulk": [{"count": 2, "direction": "both"}]}
+    scenarios = [named(4.0, "tested", "sack", traffic=bulk), named(4.0, "first", "second", traffic=bulk)]
+    scenarios.append(named(2.5, "a", "b", traffic=bulk))
+    assert len({prefix_key(s) for s in scenarios}) == 1
+    assert prefix_key(scenarios[0]) != prefix_key(named(4.0, "a", "b"))  # the traffic differs
+    shared = run_prefixes(scenarios)
+    for sc, r in zip(scenarios, shared, strict=True):
+        alone = run(sc, progress=False)
+        assert list(r.flows["name"][:2]) == [f["name"] for f in sc["flows"]]  # type: ignore[index]
+        assert list(r.classes["name"]) == list(alone.classes["name"])
+        assert tables(r) == tables(alone)
 
 
 def test_generated_traffic_shares_a_prefix_unless_its_event_falls_on_the_cut(monkeypatch) -> None:
