@@ -91,7 +91,9 @@ def plan(
         mine = [s for s in specs if s.experiment == name]
         done = [s for s in mine if s.key in stored_wall_s]
         left = [s for s in mine if s.key not in stored_wall_s]
-        stored_sim = _unstalled([s for s in done if s.key not in twins], stored_wall_s, cost)
+        # A member as long as its family's previous one costs nothing (its
+        # wall time is the copy's): it says nothing of the speed.
+        stored_sim = _unstalled([s for s in done if s.key not in twins and cost(s) > 0], stored_wall_s, cost)
         plans.append(
             ExperimentPlan(
                 name=name,

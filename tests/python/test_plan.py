@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tcpeval.plan import plan, remaining_wall_s, twin_runs, unmeasured
+from tcpeval.plan import plan, prefix_shares, remaining_wall_s, twin_runs, unmeasured
 from tcpeval.study import RunSpec, expand, parse_study
 from test_study import TINY, TINY_LOSSY
 
@@ -77,3 +77,22 @@ def test_a_run_held_up_by_a_pause_does_not_inflate_the_estimate() -> None:
     # of one experiment can be) counts.
     (p,) = plan(specs, {**stored, "a3": 300.0})
     assert p.stored_wall_s == 450.0
+
+
+def test_a_prefix_family_counts_its_longest_run_once_stored_or_not() -> None:
+    # A duration sweep (100, 300 s) and a run named apart from the 300 s one
+    # (same key but names): one family, 300 simulated seconds in all.
+    base = {"seed": 1, "flows": [{"name": "x", "algorithm": "reno"}], "traffic": {}}
+    members = [
+        RunSpec("a", {"d": 100}, 1, dict(base, duration_s=100.0), "a100"),
+        RunSpec("a", {"d": 300}, 1, dict(base, duration_s=300.0), "a300"),
+        RunSpec("b", {}, 1, dict(base, duration_s=300.0, flows=[{"name": "y", "algorithm": "reno"}]), "b300"),
+    ]
+    shares = prefix_shares(members)
+    assert shares == {"a100": 100.0, "a300": 200.0, "b300": 0.0}
+    fresh = plan(members, {}, shares=shares)
+    assert sum(p.left_s for p in fresh) == 300.0
+    # Stored: each member's wall time is its part of the shared run; the
+    # copy's (0 simulated seconds) does not enter the speed.
+    stored = plan(members, {"a100": 1.0, "a300": 2.0, "b300": 0.01}, shares=shares)
+    assert [(p.stored_wall_s, p.stored_simulated_s) for p in stored] == [(3.0, 300.0), (0.0, 0.0)]
