@@ -307,7 +307,7 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
             db.close()
     linux = args.backend == "linux"
     shares = {} if linux else prefix_shares(specs)
-    plans = plan(specs, walls, set() if linux else twin_runs(specs), shares)
+    plans = plan(specs, walls, set() if linux else twin_runs(specs), prefixes=not linux)
     print(f"{'experiment':<28} {'runs':>6} {'stored':>7} {'twins':>6} {'simulated s':>12}")
     for p in plans:
         print(f"{p.name:<28} {p.runs:>6} {p.stored:>7} {p.twins:>6} {p.simulated_s:>12,.0f}")

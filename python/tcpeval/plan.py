@@ -22,9 +22,10 @@ Runs that differ only in their duration and names (a prefix family,
 :func:`tcpeval.runner.prefix_families`) are simulated as one run as long as
 the longest: each member counts the simulated seconds it adds to the next
 shorter one (:func:`prefix_shares`; a member as long as it, none), as its
-stored wall time does. With part
-of a family stored, the rest is counted by those shares, a little below the
-run it takes.
+stored wall time does. Families are formed as the sweep forms them: among
+the runs left (a resumed sweep simulates what is left of a family as one),
+and, for the speed, among the stored runs (exact when they were simulated
+as one family; runs of a family stored in separate sittings look slower).
 """
 
 from __future__ import annotations
@@ -74,35 +75,47 @@ def plan(
     specs: Sequence[RunSpec],
     stored_wall_s: Mapping[str, float],
     twins: Set[str] = frozenset(),
-    shares: Mapping[str, float] | None = None,
+    prefixes: bool = False,
 ) -> list[ExperimentPlan]:
     """Per experiment, in study order: ``specs`` against the stored runs,
     given as run key -> the wall seconds the run took; ``twins``: keys of
-    the runs to be stored from a seed twin (:func:`twin_runs`); ``shares``:
-    the simulated seconds each run costs (:func:`prefix_shares`; default its
-    duration)."""
-    shares = shares or {}
+    the runs to be stored from a seed twin (:func:`twin_runs`); with
+    ``prefixes``, runs of a prefix family cost their share
+    (:func:`prefix_shares`), taken as the sweep forms families: among the
+    runs left to simulate, and among the stored ones for their speed."""
+    everything = prefix_shares(specs) if prefixes else {}
+    left_shares = (
+        prefix_shares([s for s in specs if s.key not in stored_wall_s and s.key not in twins])
+        if prefixes
+        else {}
+    )
+    stored_shares = (
+        prefix_shares([s for s in specs if s.key in stored_wall_s and s.key not in twins]) if prefixes else {}
+    )
 
-    def cost(s: RunSpec) -> float:
-        return shares.get(s.key, duration(s))
+    def cost(shares: Mapping[str, float]) -> Callable[[RunSpec], float]:
+        return lambda s: shares.get(s.key, duration(s))
 
     plans = []
     for name in dict.fromkeys(s.experiment for s in specs):
         mine = [s for s in specs if s.experiment == name]
         done = [s for s in mine if s.key in stored_wall_s]
         left = [s for s in mine if s.key not in stored_wall_s]
+        stored_cost = cost(stored_shares)
         # A member as long as its family's previous one costs nothing (its
         # wall time is the copy's): it says nothing of the speed.
-        stored_sim = _unstalled([s for s in done if s.key not in twins and cost(s) > 0], stored_wall_s, cost)
+        stored_sim = _unstalled(
+            [s for s in done if s.key not in twins and stored_cost(s) > 0], stored_wall_s, stored_cost
+        )
         plans.append(
             ExperimentPlan(
                 name=name,
                 runs=len(mine),
                 stored=len(done),
-                simulated_s=sum(cost(s) for s in mine),
-                left_s=sum(cost(s) for s in left if s.key not in twins),
+                simulated_s=sum(map(cost(everything), mine)),
+                left_s=sum(map(cost(left_shares), (s for s in left if s.key not in twins))),
                 stored_wall_s=sum(stored_wall_s[s.key] for s in stored_sim),
-                stored_simulated_s=sum(cost(s) for s in stored_sim),
+                stored_simulated_s=sum(map(stored_cost, stored_sim)),
                 twins=sum(s.key in twins for s in left),
             )
         )

@@ -614,7 +614,12 @@ def _sweep(
                     continue
                 passed = 0
                 # The spec and the rest of its prefix family not yet started.
-                others = {m.key for m in family.get(spec.key, [])} - {spec.key}
+                # (A member whose seed twin is running waits for it, as above.)
+                others = {
+                    m.key
+                    for m in family.get(spec.key, [])
+                    if not (in_flight.get(point_id(m)) and len(twins[point_id(m)]) > 1)
+                } - {spec.key}
                 group = [spec] + [m for m in pending if m.key in others]
                 if others:
                     pending = deque(m for m in pending if m.key not in others)
@@ -631,10 +636,15 @@ def _sweep(
                 if not taken:
                     continue
                 specs = sorted((m for m, _ in taken), key=lambda m: float(m.scenario["duration_s"]))
-                if len(specs) == 1:
-                    future = pool.submit(specs[0], metric_specs[specs[0].experiment])
-                else:
-                    future = pool.submit_prefixes(specs, [metric_specs[m.experiment] for m in specs])
+                try:
+                    if len(specs) == 1:
+                        future = pool.submit(specs[0], metric_specs[specs[0].experiment])
+                    else:
+                        future = pool.submit_prefixes(specs, [metric_specs[m.experiment] for m in specs])
+                except BaseException:
+                    for _, claim in taken:
+                        claim.release()
+                    raise
                 running[future] = sorted(taken, key=lambda mc: specs.index(mc[0]))
                 for m in specs:
                     in_flight[point_id(m)] = in_flight.get(point_id(m), 0) + 1

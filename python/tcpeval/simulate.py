@@ -95,11 +95,12 @@ def run_prefixes(scenarios: Sequence[Mapping[str, Any]]) -> list[RunResult]:
         sim.advance(float(loaded[i].data["duration_s"]))
         raw = sim.snapshot() if i != order[-1] else sim.finish()
         if raw is None:
+            # Its own run's wall time; the shared run's time so far goes to the next member.
             results[i] = run(loaded[i], progress=False)
-        else:
-            if _flow_names(loaded[i]) != _flow_names(simulated):
-                _rename(raw, loaded[i])
-            results[i] = RunResult.from_raw(loaded[i], raw, wall_time_s=time.perf_counter() - last)
+            continue
+        if _flow_names(loaded[i]) != _flow_names(simulated):
+            _rename(raw, loaded[i])
+        results[i] = RunResult.from_raw(loaded[i], raw, wall_time_s=time.perf_counter() - last)
         last = time.perf_counter()
     return [results[i] for i in range(len(loaded))]
 

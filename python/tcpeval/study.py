@@ -27,7 +27,7 @@ from tcpeval.derived import FUNCTIONS
 from tcpeval.errors import ScenarioError, StudyError
 from tcpeval.figure_spec import FigureSpecError, check_figure
 from tcpeval.scenario import load_scenario
-from tcpeval.scenario_checks import check_toml_file
+from tcpeval.scenario_checks import check_toml_file, input_files, read_input_file
 from tcpeval.study_checks import check_metric, check_table
 
 
@@ -498,10 +498,17 @@ def run_key(experiment: str, scenario_hash: str) -> str:
 
 def plan_digest(source: str, quick: bool, platform: str | None) -> str:
     """What the run keys a sweep plans depend on: the study file's text, the
-    mode and the ``--platform`` override (and, through the keys, this
-    version), as a SHA-256; ``study.json`` keeps the planned keys under it,
-    so that a report need not expand the study again."""
-    text = json.dumps([source, "quick" if quick else "full", platform, __version__])
+    contents of the files it reads (RTT CDFs, which the scenario hashes
+    cover), the mode and the ``--platform`` override (and, through the
+    keys, this version), as a SHA-256; ``study.json`` keeps the planned keys
+    under it, so that a report need not expand the study again."""
+    try:
+        inputs = [
+            hashlib.sha256(read_input_file(f, p)).hexdigest() for f, p in input_files(tomllib.loads(source))
+        ]
+    except (ScenarioError, tomllib.TOMLDecodeError) as e:
+        inputs = [f"unreadable: {e}"]  # matches no sweep's digest: the report expands the study
+    text = json.dumps([source, inputs, "quick" if quick else "full", platform, __version__])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -90,9 +90,14 @@ def test_a_prefix_family_counts_its_longest_run_once_stored_or_not() -> None:
     ]
     shares = prefix_shares(members)
     assert shares == {"a100": 100.0, "a300": 200.0, "b300": 0.0}
-    fresh = plan(members, {}, shares=shares)
-    assert sum(p.left_s for p in fresh) == 300.0
-    # Stored: each member's wall time is its part of the shared run; the
-    # copy's (0 simulated seconds) does not enter the speed.
-    stored = plan(members, {"a100": 1.0, "a300": 2.0, "b300": 0.01}, shares=shares)
+    fresh = plan(members, {}, prefixes=True)
+    assert sum(p.left_s for p in fresh) == sum(p.simulated_s for p in fresh) == 300.0
+    # Stored as one family: each member's wall time is its part of the
+    # shared run; the copy's (0 simulated seconds) does not enter the speed.
+    stored = plan(members, {"a100": 1.0, "a300": 2.0, "b300": 0.01}, prefixes=True)
     assert [(p.stored_wall_s, p.stored_simulated_s) for p in stored] == [(3.0, 300.0), (0.0, 0.0)]
+    # With a300 stored, a100 and b300 are left: the sweep runs them as one
+    # family of 300 s, as --plan counts them.
+    resumed = plan(members, {"a300": 5.0}, prefixes=True)
+    assert sum(p.left_s for p in resumed) == 300.0
+    assert [(p.stored_wall_s, p.stored_simulated_s) for p in resumed] == [(5.0, 300.0), (0.0, 0.0)]

@@ -239,3 +239,27 @@ def test_memory_budget_option(tmp_path: Path) -> None:
     env = subprocess_env()
     p = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     assert p.returncode == 2 and "flows[0].count" in p.stderr and "budget is 100 MB" in p.stderr, p.stderr
+
+
+def test_the_planned_keys_of_a_study_follow_the_contents_of_its_rtt_cdf(tmp_path: Path) -> None:
+    # study.json keeps the planned run keys under a digest; editing a CDF the
+    # study reads changes every key, so the digest must change too.
+    from tcpeval.study import plan_digest
+
+    f = tmp_path / "rtt.csv"
+    f.write_text("rtt_ms,cdf\n10,0\n100,1\n")
+    source = f"""
+name = "cdf"
+[[experiment]]
+name = "e"
+[experiment.scenario]
+topology = {{ kind = "dumbbell", bottleneck = {{ rate_mbps = 10, delay_ms = 5 }} }}
+flows = []
+traffic = {{ bulk = [{{ count = 2, rtt = {{ kind = "cdf", path = "{f}" }} }}] }}
+"""
+    before = plan_digest(source, False, None)
+    assert plan_digest(source, False, None) == before
+    f.write_text("rtt_ms,cdf\n10,0\n200,1\n")
+    assert plan_digest(source, False, None) != before
+    f.unlink()
+    assert plan_digest(source, False, None) != before  # unreadable: no stored plan matches
