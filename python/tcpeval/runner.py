@@ -53,7 +53,6 @@ build) is recorded as failed with the reason, like any failed run.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import hashlib
 import json
 import multiprocessing
@@ -137,27 +136,23 @@ def execute_prefixes(
 
         return [_outcome(s, m, fail, started) for s, m in zip(specs, metrics, strict=True)]
     return [
-        _outcome(s, m, functools.partial(_given, r), time.perf_counter() - r.wall_time_s)
+        _outcome(s, m, r, time.perf_counter() - r.wall_time_s)
         for s, m, r in zip(specs, metrics, results, strict=True)
     ]
-
-
-def _given(result: RunResult) -> RunResult:
-    return result
 
 
 def _outcome(
     spec: RunSpec,
     metrics: list[tuple[str, str, dict[str, Any]]],
-    result: Callable[[], RunResult],
+    result: RunResult | Callable[[], RunResult],
     started: float,
 ) -> Outcome:
-    """The outcome of ``spec`` from its run's ``result`` (called here, so
-    that its failure is recorded too): files encoded, metrics computed, the
-    wall time counted from ``started``."""
+    """The outcome of ``spec`` from its run's ``result`` (a function is
+    called here, so that its failure is recorded too): files encoded,
+    metrics computed, the wall time counted from ``started``."""
     files = None
     try:
-        res = result()
+        res = result() if callable(result) else result
         files = encode_run(res, spec.skip_tables)
         values, error = measure(res, metrics)
         status = "ok"
@@ -620,8 +615,9 @@ def _sweep(
                     for m in family.get(spec.key, [])
                     if not (in_flight.get(point_id(m)) and len(twins[point_id(m)]) > 1)
                 } - {spec.key}
-                group = [spec] + [m for m in pending if m.key in others]
+                group = [spec]
                 if others:
+                    group += [m for m in pending if m.key in others]
                     pending = deque(m for m in pending if m.key not in others)
                 taken: list[tuple[RunSpec, Claim]] = []
                 try:
@@ -635,7 +631,8 @@ def _sweep(
                     raise
                 if not taken:
                     continue
-                specs = sorted((m for m, _ in taken), key=lambda m: float(m.scenario["duration_s"]))
+                taken.sort(key=lambda mc: float(mc[0].scenario["duration_s"]))
+                specs = [m for m, _ in taken]
                 try:
                     if len(specs) == 1:
                         future = pool.submit(specs[0], metric_specs[specs[0].experiment])
@@ -645,7 +642,7 @@ def _sweep(
                     for _, claim in taken:
                         claim.release()
                     raise
-                running[future] = sorted(taken, key=lambda mc: specs.index(mc[0]))
+                running[future] = taken
                 for m in specs:
                     in_flight[point_id(m)] = in_flight.get(point_id(m), 0) + 1
             if running:
@@ -764,7 +761,7 @@ def run_study(
             for e in study.experiments
         }
         info["metrics"] = {name: metrics_digest(m) for name, m in metric_specs.items()}
-        measured = db.study_info().get("metrics", {})
+        measured = previous.get("metrics", {})
         show = None if progress is None else not progress
         db.remove_partial_runs()
         wanted = {s.key for s in specs}
