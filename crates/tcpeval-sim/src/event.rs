@@ -1,7 +1,14 @@
-//! The event queue: a binary heap keyed by (time, insertion sequence), so
-//! events at the same time run in the order they were scheduled and a run is
-//! deterministic. Events are small `Copy` values naming what to do by typed
-//! ids; the heap holds pending link deliveries and timers, never packets.
+//! The event queue: a binary heap keyed by time, then by a rank that fixes
+//! the order of events at the same picosecond, so a run is deterministic:
+//! first the packets that reach the far end of a link (one pending delivery
+//! per link, in order of link id), then every other event in the order it
+//! was scheduled, then the probes' samples ([`EventQueue::push_last`]).
+//! Ranking deliveries by link rather than by when they were scheduled makes
+//! the order independent of when the world learnt of a packet's arrival: a
+//! folded link or an early receiver (see `world`) learns it earlier than an
+//! event per link would, and runs the same. Events are small `Copy` values
+//! naming what to do by typed ids; the heap holds pending link deliveries
+//! and timers, never packets.
 
 use crate::time::Time;
 use crate::traffic::generators::Wake;
@@ -55,14 +62,19 @@ pub enum Event {
     Traffic(Wake),
 }
 
-/// A heap entry. `key` packs the time (high 64 bits, ps) and the insertion
-/// sequence (low 64 bits), so one integer comparison orders entries by time
-/// and then by scheduling order.
+/// A heap entry. `key` packs the time (high 64 bits, ps) and the rank
+/// (low 64 bits: a delivery's link id, below [`FIRST_SEQ`]; else
+/// `FIRST_SEQ` plus the insertion sequence; a sampler's slot at the top),
+/// so one integer comparison orders entries.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
     event: Event,
 }
+
+/// Rank of the first event scheduled that is not a link delivery: link ids
+/// (`u32`) rank below it.
+const FIRST_SEQ: u64 = 1 << 32;
 
 impl Entry {
     fn time(&self) -> Time {
@@ -106,6 +118,10 @@ pub struct EventQueue {
 }
 
 impl EventQueue {
+    /// Sources that [`EventQueue::push_last`] can order (the insertion
+    /// sequence of [`EventQueue::push`] never reaches their keys).
+    pub const LAST_SLOTS: u32 = 256;
+
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
@@ -113,10 +129,35 @@ impl EventQueue {
 
     /// Schedules `event` at `time`.
     pub fn push(&mut self, time: Time, event: Event) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
+        let rank = match event {
+            Event::LinkDelivery(l) => u64::from(l),
+            _ => {
+                self.next_seq += 1;
+                FIRST_SEQ + self.next_seq
+            }
+        };
         let entry = Entry {
-            key: (u128::from(time.ps()) << 64) | u128::from(seq),
+            key: (u128::from(time.ps()) << 64) | u128::from(rank),
+            event,
+        };
+        if self.taken {
+            self.taken = false;
+            *self.heap.peek_mut().expect("a taken entry is on the heap") = entry;
+        } else {
+            self.heap.push(entry);
+        }
+    }
+
+    /// Schedules `event` at `time` after every other event at that time,
+    /// whenever scheduled: for a probe's sampler, so that a sample sees all
+    /// that happens at its time. `slot` (below [`EventQueue::LAST_SLOTS`],
+    /// one per such source, each with at most one pending event) orders
+    /// these among themselves, lowest first.
+    pub fn push_last(&mut self, time: Time, event: Event, slot: u32) {
+        debug_assert!(slot < Self::LAST_SLOTS);
+        let entry = Entry {
+            key: (u128::from(time.ps()) << 64)
+                | u128::from(u64::MAX - u64::from(Self::LAST_SLOTS) + u64::from(slot)),
             event,
         };
         if self.taken {
@@ -196,6 +237,36 @@ mod tests {
             assert_eq!(q.pop(), Some((Time::from_ms(5), Event::FlowStart(i))));
         }
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn at_one_time_deliveries_run_first_by_link_then_others_then_samples() {
+        // Scheduled in an order unlike the ranks: the deliveries pop first in
+        // order of link id, whenever scheduled, then the other events in
+        // their scheduling order, then the samplers by slot; an earlier time
+        // still comes first.
+        let t = Time::from_ms(7);
+        let mut q = EventQueue::new();
+        q.push_last(t, Event::Sample(1), 1);
+        q.push(t, Event::FlowStart(4));
+        q.push(t, Event::LinkDelivery(9));
+        q.push_last(t, Event::Sample(0), 0);
+        q.push(t, Event::FlowStop(4));
+        q.push(t, Event::LinkDelivery(2));
+        q.push(Time::from_ms(6), Event::Sample(5));
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                Event::Sample(5),
+                Event::LinkDelivery(2),
+                Event::LinkDelivery(9),
+                Event::FlowStart(4),
+                Event::FlowStop(4),
+                Event::Sample(0),
+                Event::Sample(1),
+            ]
+        );
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub struct Recorder {
 impl Recorder {
     /// Sets up a sampler for each nonzero period of `p` (flows, queues,
     /// classes; `p` as resolved, its class period set, see
-    /// [`Probes::class_period`]) and schedules its first sample at time zero.
+    /// [`Probes::class_period`]) and schedules its first sample at time
+    /// zero. A sampler's events run after every other event at their time
+    /// ([`EventQueue::push_last`]): a sample sees all that happens then.
     pub fn start(&mut self, p: &Probes, events: &mut EventQueue) {
         let class_period = p.class_period_ms.unwrap_or(0.0);
         for (period_ms, kind) in [
@@ -41,7 +43,8 @@ impl Recorder {
             (class_period, SampleKind::Classes),
         ] {
             if period_ms > 0.0 {
-                events.push(Time::ZERO, Event::Sample(self.samplers.len() as u32));
+                let i = self.samplers.len() as u32;
+                events.push_last(Time::ZERO, Event::Sample(i), i);
                 self.samplers
                     .push((Time::from_secs_f64(period_ms / 1e3), kind));
             }

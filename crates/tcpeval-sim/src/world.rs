@@ -17,6 +17,26 @@
 //! feeding link spends no delivery event on it. A run is single-threaded and
 //! deterministic: the same scenario and seed give bit-identical results.
 //!
+//! Early receivers. A receiver touches nothing but its own state and its
+//! ACKs' first link, so where that link carries its ACKs alone, and its
+//! data's last link is folded (the arrival time is known when the link
+//! before it accepts the packet), the receiver takes each data packet as
+//! soon as the arrival time is known, at that time, ahead of the world's
+//! clock: the packet spends no delivery event at the receiver. Its
+//! timeline stays in order by itself: its segments come in arrival order
+//! (one FIFO), its delayed-ACK timer expires before a later segment is
+//! taken ([`crate::tcp::Receiver::expire_delack_before`]), and its ACKs
+//! enter their link, a folded link then (counted in the past), in time
+//! order. What the world counts per arrival (packets received and
+//! delivered, per flow and class) waits in the last link
+//! ([`Link::offer_counted`]) until the clock passes the arrival, and is
+//! counted before anything reads it: the probes' samples and the results.
+//! Only flows of the `flows` table qualify, with no delay line and no ECN
+//! echo; a host group's receivers share their uplink. Events at the same
+//! picosecond may run in another order than with a delivery event per
+//! arrival (as with folding), the one way an early receiver can change a
+//! result.
+//!
 //! Flows live in slots. The first slots hold the scenario's flows and the
 //! generated long-lived ones (the `flows` table), then one per UDP source,
 //! then short transfers. A transfer's slot is reused once the transfer has
@@ -63,6 +83,11 @@ struct Hop {
     next_folded: bool,
     /// The route ends after this link, at an endpoint.
     last: bool,
+    /// The link keeps no packet, only what its counters need
+    /// ([`Link::offer_counted`]): it is offered ahead of the clock and
+    /// either ends the route at an early receiver, which takes the packet at
+    /// once (see the module doc), or passes it on to a folded next link.
+    counted: bool,
 }
 
 /// A simulation ready to run.
@@ -107,6 +132,9 @@ pub struct World {
     random_draws: u64,
     /// Time of the last traffic generator's event handled (see [`World::snapshot`]).
     last_traffic: Option<Time>,
+    /// The flows whose receiver runs early, each with its data's last
+    /// link, which counts its packets (see the module doc).
+    early: Vec<(FlowId, LinkId)>,
 }
 
 fn ms(v: f64) -> Time {
@@ -155,6 +183,7 @@ impl World {
                 link,
                 next_folded: false,
                 last: i + 1 == r.len(),
+                counted: false,
             }));
             start
         };
@@ -186,6 +215,7 @@ impl World {
             .collect();
         let monitored = plan.monitored;
         fold_links(&mut links, &mut hops, &monitored);
+        let early = choose_early(&mut links, &mut hops, &flows, &monitored);
         let n_classes = plan.classes.len();
         let mut world = World {
             now: Time::ZERO,
@@ -211,6 +241,7 @@ impl World {
             connections_made: net.routes.len() as u64,
             random_draws: plan.random_draws + cc_draws,
             last_traffic: None,
+            early,
         };
         let mut traffic = Generators::new(plan.web, plan.udp);
         traffic.start(&mut world);
@@ -220,17 +251,27 @@ impl World {
         world
     }
 
-    /// The same world with no link folded, every link spending a delivery
-    /// event per packet; call before running. Its results are the folded
-    /// world's (only events scheduled for the same picosecond may run in
-    /// another order): a check on the folding.
+    /// The same world with no link folded and no early receiver, every
+    /// link spending a delivery event per packet; call before running. Its
+    /// results are the folded world's: events at the same picosecond run in
+    /// an order that does not depend on when an arrival became known (see
+    /// `event`). A check on folding and early receivers (`tests/folding.rs`).
     pub fn unfolded(mut self) -> World {
         debug_assert_eq!(self.events.processed(), 0);
         for link in &mut self.links {
             link.set_folded(false);
         }
+        for hop in &mut self.hops {
+            hop.counted = false;
+        }
+        self.early.clear();
         mark_folded_next(&self.links, &mut self.hops);
         self
+    }
+
+    /// Flows whose receiver runs early (see the module doc).
+    pub fn early_receivers(&self) -> usize {
+        self.early.len()
     }
 
     /// Current simulated time.
@@ -356,14 +397,27 @@ impl World {
         loop {
             let hop = self.hops[pkt.hop as usize];
             let l = hop.link;
-            match self.links[l as usize].offer(&mut pkt, t, !hop.next_folded) {
+            let offered = if hop.counted {
+                if hop.last {
+                    self.settle_early(pkt.flow, l, self.now);
+                } else {
+                    self.links[l as usize].settle_counted(self.now, |_| {});
+                }
+                self.links[l as usize].offer_counted(&mut pkt, t)
+            } else {
+                self.links[l as usize].offer(&mut pkt, t, !hop.next_folded)
+            };
+            match offered {
                 Offer::Accepted { arrival, schedule } => {
                     if hop.next_folded {
                         pkt.hop += 1;
                         t = arrival;
                         continue;
                     }
-                    if schedule {
+                    if hop.counted {
+                        // Not passed on: the route's end, an early receiver.
+                        self.arrive_early(pkt, l, arrival);
+                    } else if schedule {
                         self.events.push(arrival, Event::LinkDelivery(l));
                     }
                 }
@@ -458,6 +512,12 @@ impl World {
     /// Sends the packets an endpoint of TCP flow `f` produced and pushes the
     /// flow's timer events that became due for scheduling.
     fn flush(&mut self, f: FlowId, out: &mut Vec<Packet>) {
+        self.flush_at(f, out, self.now);
+    }
+
+    /// [`World::flush`] at time `t`: the world's clock, or ahead of it for
+    /// an early receiver's ACKs.
+    fn flush_at(&mut self, f: FlowId, out: &mut Vec<Packet>, t: Time) {
         let (fwd, rev, class) = {
             let fl = &self.flows[f as usize];
             (fl.fwd, fl.rev, fl.class as usize)
@@ -472,7 +532,7 @@ impl World {
             } else {
                 rev
             };
-            self.offer(pkt, self.now);
+            self.offer(pkt, t);
         }
         let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
             return;
@@ -523,6 +583,55 @@ impl World {
             self.events.push(t, Event::DelayExit(f));
         }
         self.arrive(pkt);
+    }
+
+    /// Data packet `pkt` of flow `f`, accepted by its counted last link `l`,
+    /// reaches its early receiver at `at`, ahead of the clock (see the
+    /// module doc): first a delayed ACK due before it, then the segment.
+    fn arrive_early(&mut self, pkt: Packet, l: LinkId, at: Time) {
+        let f = pkt.flow;
+        let Payload::Data { seq, tsval } = pkt.payload else {
+            unreachable!("only data reaches a receiver");
+        };
+        let mut out = std::mem::take(&mut self.scratch);
+        let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
+            unreachable!("an early receiver is a TCP flow's");
+        };
+        if let Some(deadline) = c.receiver.expire_delack_before(at, &mut out) {
+            self.flush_at(f, &mut out, deadline);
+        }
+        let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
+            unreachable!("an early receiver is a TCP flow's");
+        };
+        let n = c.receiver.on_data(seq, tsval, pkt.ecn, at, &mut out);
+        self.links[l as usize].credit_last(n as u32);
+        self.flush_at(f, &mut out, at);
+        self.scratch = out;
+    }
+
+    /// Counts what flow `f`'s early receiver took by `cut`, its arrivals
+    /// held in its counted last link `l`: a delivery event would have
+    /// counted them as `arrive` does.
+    fn settle_early(&mut self, f: FlowId, l: LinkId, cut: Time) {
+        let fl = &mut self.flows[f as usize];
+        let mss = u64::from(fl.sender().tcb.mss);
+        let class = &mut self.class_counters[fl.class as usize];
+        self.links[l as usize].settle_counted(cut, |delivered| {
+            let n = u64::from(delivered);
+            fl.data_received += 1;
+            fl.delivered_pkts += n;
+            fl.in_network -= 1;
+            class.received += 1;
+            class.delivered_bytes += n * mss;
+        });
+    }
+
+    /// [`World::settle_early`] for every early receiver, up to `cut`.
+    fn settle_all_early(&mut self, cut: Time) {
+        for i in 0..self.early.len() {
+            let (f, l) = self.early[i];
+            self.settle_early(f, l, cut);
+        }
     }
 
     /// A packet reaches the endpoint at the end of its route.
@@ -582,6 +691,11 @@ impl World {
     /// Sampler `i` takes its sample now and is scheduled again.
     fn sample(&mut self, i: u32) {
         let (period, kind) = self.probes.sampler(i);
+        if kind != SampleKind::Queues {
+            // The sample runs after everything else at its time, arrivals
+            // included.
+            self.settle_all_early(self.now);
+        }
         let t = self.now.secs();
         match kind {
             SampleKind::Flows => {
@@ -609,7 +723,7 @@ impl World {
         }
         let next = self.now + period;
         if next <= self.end {
-            self.events.push(next, Event::Sample(i));
+            self.events.push_last(next, Event::Sample(i), i);
         }
     }
 
@@ -640,7 +754,12 @@ impl World {
 
     /// The results as of now, with the columns in `probes`.
     fn collect(&mut self, probes: Recorder) -> Results {
+        self.settle_all_early(self.now);
         let mut in_transit = vec![0u64; self.flows.len()];
+        // An early receiver's packets whose arrival is ahead are on their way.
+        for &(f, l) in &self.early {
+            in_transit[f as usize] += self.links[l as usize].counted_in_flight() as u64;
+        }
         for link in &mut self.links {
             link.advance(self.now);
             for p in link.packets() {
@@ -793,6 +912,57 @@ impl Host for World {
             self.now,
         );
     }
+}
+
+/// Chooses the early receivers (see the module doc), after folding: the
+/// flows of the `flows` table (the first slots, with no delay line) whose
+/// TCP receiver echoes no ECN, whose data's last link is folded and
+/// carries this route alone, and whose ACKs' first link carries this route
+/// alone, unprobed, with no active queue discipline. Marks each one's last
+/// data hop counted and folds its ACKs' first link (it is offered ahead of
+/// the clock, so it counts in the past); that link is counted too where it
+/// passes its ACKs on to a folded link (it then has no delivery event to
+/// count them at). Returns each flow with its last link.
+fn choose_early(
+    links: &mut [Link],
+    hops: &mut [Hop],
+    flows: &[Flow],
+    monitored: &[LinkId],
+) -> Vec<(FlowId, LinkId)> {
+    let mut uses = vec![0u32; links.len()];
+    for h in hops.iter() {
+        uses[h.link as usize] += 1;
+    }
+    let mut early = Vec::new();
+    for (f, fl) in flows.iter().enumerate() {
+        let Ends::Tcp(c) = &fl.ends else {
+            continue;
+        };
+        if c.receiver.echoes_ecn() || fl.ack_delay > Time::ZERO {
+            continue;
+        }
+        let first = fl.fwd as usize;
+        let last = (first..hops.len())
+            .find(|&i| hops[i].last)
+            .expect("a route ends");
+        let data_link = hops[last].link;
+        let ack_link = hops[fl.rev as usize].link;
+        let qualifies = last > first
+            && hops[last - 1].next_folded
+            && uses[data_link as usize] == 1
+            && uses[ack_link as usize] == 1
+            && !monitored.contains(&ack_link)
+            && !links[ack_link as usize].has_aqm()
+            && !links[ack_link as usize].is_folded();
+        if qualifies {
+            hops[last].counted = true;
+            let ack_hop = &mut hops[fl.rev as usize];
+            ack_hop.counted = ack_hop.next_folded;
+            links[ack_link as usize].set_folded(true);
+            early.push((f as FlowId, data_link));
+        }
+    }
+    early
 }
 
 /// Folds every link fed by exactly one other link and by no host (see

@@ -121,3 +121,50 @@ fn a_link_fed_by_a_dequeue_discipline_is_not_folded() {
     // Stopped with packets waiting in CoDel's queue: they count as in transit.
     folded_and_unfolded(json, Some(12.0004));
 }
+
+#[test]
+fn early_receivers_give_the_results_of_a_delivery_event_each() {
+    // The shape of background's runs: two traced CUBIC flows and 12
+    // long-lived Reno flows each way with their own access links (early
+    // receivers),
+    // web transfers both ways over host groups (receivers that share their
+    // uplink, not early), 1 s class and 100 ms flow and queue samples, a
+    // 2 MB buffer. Early, folded and unfolded runs give the same tables, so
+    // do runs stopped midway (arrivals ahead of the clock not yet counted).
+    let flows = r#"{"algorithm": "cubic", "rtt_ms": 82},
+                   {"algorithm": "cubic", "rtt_ms": 42, "start_s": 1}"#;
+    let extra = r#", "platform": "linux-2.6.13",
+        "probes": {"flow_period_ms": 100, "queue_period_ms": 100, "class_period_ms": 1000},
+        "traffic": {
+          "web": [{"load_mbps": 20, "direction": "both", "rtt": {"kind": "internet"}}],
+          "bulk": [{"count": 12, "direction": "both", "rtt": {"kind": "internet"},
+                    "start_window_s": 2.0}]}"#;
+    let json = dumbbell(12.0, 100.0, 8.0, r#"{"bytes": 2097152}"#, flows, extra);
+    let sc = from_json(&json).unwrap();
+    assert_eq!(World::new(&sc).unwrap().early_receivers(), 2 + 2 * 12);
+    let r = same_folded_or_not(&json, None);
+    assert!(r.transfers.len() > 100 && r.flows.iter().all(|f| f.data_received > 0));
+    for t in [3.0, 7.77] {
+        same_folded_or_not(&json, Some(t));
+    }
+}
+
+#[test]
+fn a_parking_lot_with_round_times_runs_the_same_early_or_not() {
+    // The example parking lot: round rates and delays put arrivals, timers
+    // and 1 ms samples at the same picoseconds, which events at one time
+    // must run in an order that does not depend on when the world learnt
+    // of an arrival (see `event`).
+    let json = r#"{"duration_s": 16, "seed": 1,
+        "topology": {"kind": "parking_lot",
+          "links": [{"rate_mbps": 1000, "delay_ms": 10, "buffer": {"packets": 1666}},
+                    {"rate_mbps": 1000, "delay_ms": 5, "buffer": {"packets": 833}}],
+          "access": {"rate_mbps": 10000, "delay_ms": 0.5}},
+        "probes": {"flow_period_ms": 1, "queue_period_ms": 1},
+        "flows": [{"algorithm": "reno", "from": 0, "to": 2},
+                  {"algorithm": "reno", "from": 0, "to": 1},
+                  {"algorithm": "reno", "from": 1, "to": 2}]}"#;
+    let sc = from_json(json).unwrap();
+    assert_eq!(World::new(&sc).unwrap().early_receivers(), 3);
+    same_folded_or_not(json, None);
+}

@@ -39,6 +39,19 @@
 //! to a folded link must come in non-decreasing time, as they do from one
 //! feeder; a folded link is never probed.
 //!
+//! Counted links. The last link before an early receiver (see `world`:
+//! a receiver that takes its packets ahead of the world's clock) is a
+//! folded link that keeps no packet: [`Link::offer_counted`] hands the
+//! packet back with its arrival time, and keeps only what the counters
+//! need, with a number the world attaches ([`Link::credit_last`]: the
+//! packets the arrival delivered in order). [`Link::settle_counted`]
+//! counts the packets whose arrival is in the past and returns their
+//! numbers, so that what the world counts per arrival is counted at the
+//! arrival's time, as a delivery event would have. An early receiver's
+//! ACK link, offered ahead of the clock too, is counted the same way when
+//! it passes its packets on to a folded link (it then has no delivery
+//! event of its own to count them at).
+//!
 //! The dequeue kind. A discipline that decides when a packet leaves the
 //! queue (CoDel, FQ-CoDel: [`Dequeuer`]) holds the packets waiting itself,
 //! and the link computes a packet's end of serialization only when it
@@ -122,6 +135,21 @@ struct FoldedEntry {
     qlen: u32,
     /// Size on the wire, bytes.
     size: u32,
+    /// On a counted link, the world's number for this packet (see the
+    /// module doc); 0 elsewhere.
+    credit: u32,
+}
+
+/// What a link keeps of an accepted packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hold {
+    /// The packet, until its delivery event.
+    Deliver,
+    /// Nothing: the caller passes the packet on at its arrival time.
+    PassOn,
+    /// What the counters need, until [`Link::settle_counted`] passes its
+    /// arrival time (a counted link, see the module doc).
+    Count,
 }
 
 /// A unidirectional link.
@@ -389,6 +417,54 @@ impl Link {
     /// discipline's CE mark is set on `pkt` itself, so the caller's copy
     /// and the kept one both carry it.
     pub fn offer(&mut self, pkt: &mut Packet, t: Time, keep: bool) -> Offer {
+        self.accept(pkt, t, if keep { Hold::Deliver } else { Hold::PassOn })
+    }
+
+    /// Offers `pkt` to a counted link (a folded link before an early
+    /// receiver, see the module doc) at time `t`: as [`Link::offer`]
+    /// without keeping the packet, which the caller hands to its receiver
+    /// at the arrival time returned. What the counters need stays until
+    /// [`Link::settle_counted`] passes that time.
+    pub fn offer_counted(&mut self, pkt: &mut Packet, t: Time) -> Offer {
+        debug_assert!(self.folded, "only a folded link counts ahead of the clock");
+        self.accept(pkt, t, Hold::Count)
+    }
+
+    /// Attaches `credit` to the packet last accepted by [`Link::offer_counted`].
+    pub fn credit_last(&mut self, credit: u32) {
+        if let Some(e) = self.folded_entries.back_mut() {
+            e.credit = credit;
+        }
+    }
+
+    /// On a counted link: counts every packet whose arrival is not after
+    /// `now`, oldest first, and calls `settled` with each one's credit.
+    pub fn settle_counted(&mut self, now: Time, mut settled: impl FnMut(u32)) {
+        while let Some(&arrive) = self.arrivals.front() {
+            if arrive > now {
+                break;
+            }
+            self.arrivals.pop_front();
+            let e = self
+                .folded_entries
+                .pop_front()
+                .expect("one entry per arrival");
+            self.count_arrived(&e);
+            settled(e.credit);
+        }
+    }
+
+    /// Packets a counted link accepted whose arrival is still ahead (after
+    /// [`Link::settle_counted`] up to now: those in flight).
+    pub fn counted_in_flight(&self) -> usize {
+        // A kept packet has an arrival time and a place in `transit`; a
+        // counted one only the arrival time.
+        self.arrivals.len() - self.transit.len()
+    }
+
+    /// [`Link::offer`]'s work, the accepted packet held as `hold` says.
+    #[inline(always)]
+    fn accept(&mut self, pkt: &mut Packet, t: Time, hold: Hold) -> Offer {
         let count = !self.folded;
         if count {
             self.counters.arrivals += 1;
@@ -436,9 +512,20 @@ impl Link {
         if count {
             self.counters.max_qlen = self.counters.max_qlen.max(qlen);
         }
-        let schedule = keep && self.transit.is_empty();
-        if keep {
-            self.keep(*pkt, t, dep_end, arrive, qlen);
+        let schedule = hold == Hold::Deliver && self.transit.is_empty();
+        match hold {
+            Hold::Deliver => self.keep(*pkt, t, dep_end, arrive, qlen),
+            Hold::PassOn => {}
+            Hold::Count => {
+                self.arrivals.push_back(arrive);
+                self.folded_entries.push_back(FoldedEntry {
+                    offered: t,
+                    dep_end,
+                    qlen,
+                    size: pkt.size,
+                    credit: 0,
+                });
+            }
         }
         Offer::Accepted {
             arrival: arrive,
@@ -606,15 +693,20 @@ impl Link {
                 .folded_entries
                 .pop_front()
                 .expect("one per packet kept");
-            let c = &mut self.counters;
-            c.arrivals += 1;
-            c.departures += 1;
-            c.bytes_departed += u64::from(e.size);
-            c.max_qlen = c.max_qlen.max(e.qlen);
+            self.count_arrived(&e);
             prefetch(self.folded_entries.front());
         }
         prefetch(self.transit.front());
         (pkt, self.arrivals.front().copied())
+    }
+
+    /// Counts a folded link's packet that reached the far end.
+    fn count_arrived(&mut self, e: &FoldedEntry) {
+        let c = &mut self.counters;
+        c.arrivals += 1;
+        c.departures += 1;
+        c.bytes_departed += u64::from(e.size);
+        c.max_qlen = c.max_qlen.max(e.qlen);
     }
 
     /// Keeps `pkt`, offered at `offered`, serialized by `dep_end`, for its
@@ -628,6 +720,7 @@ impl Link {
                 dep_end,
                 qlen,
                 size: pkt.size,
+                credit: 0,
             });
             prefetch_next(self.folded_entries.back());
         }

@@ -258,6 +258,28 @@ impl Receiver {
         }
     }
 
+    /// For a receiver that runs ahead of the world's clock (an early
+    /// receiver, see `world`), before it takes a segment arriving at `t`:
+    /// if the delayed-ACK timer expires before `t`, it expires now, at its
+    /// deadline, which is returned, and the pending data's ACK goes onto
+    /// `out`. Its heap event, when it fires, finds the timer stopped or
+    /// re-armed later, and does nothing. A deadline at `t` itself is left
+    /// to the segment, which is taken first.
+    pub fn expire_delack_before(&mut self, t: Time, out: &mut Vec<Packet>) -> Option<Time> {
+        let deadline = self.delack.deadline;
+        if deadline >= t {
+            return None; // also when stopped: `Time::NEVER` is the largest time
+        }
+        self.delack.stop();
+        self.on_delack_timer(out);
+        Some(deadline)
+    }
+
+    /// True if the receiver echoes ECN marks.
+    pub fn echoes_ecn(&self) -> bool {
+        self.echo != EcnEcho::Off
+    }
+
     /// The delayed-ACK timer's heap event to push, if its deadline needs
     /// one: `(time, generation)`.
     pub fn delack_to_schedule(&mut self) -> Option<(Time, u32)> {
@@ -442,6 +464,29 @@ mod tests {
         // Out of order: immediate.
         r.on_data(5, 0, Ecn::default(), Time::from_ms(3), &mut out);
         assert_eq!(out.len(), 3);
+    }
+
+    #[test]
+    fn an_early_receiver_expires_its_delayed_ack_before_a_later_segment() {
+        // The timer armed at 0 for 40 ms (delayed ACK every second segment):
+        // a segment at 40 ms exactly is taken first (nothing expires), one
+        // later expires the timer at its deadline with the pending data's
+        // ACK; a stopped timer never expires.
+        let mut r = Receiver::new(0, &cfg(true));
+        let mut out = Vec::new();
+        r.on_data(0, 0, Ecn::default(), Time::ZERO, &mut out);
+        assert_eq!(r.expire_delack_before(Time::from_ms(40), &mut out), None);
+        assert!(out.is_empty() && r.delack.is_armed());
+        let later = Time::from_ms(40) + Time::from_ps(1);
+        assert_eq!(
+            r.expire_delack_before(later, &mut out),
+            Some(Time::from_ms(40))
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(ack_of(&mut r, &out[0]).0, 1);
+        assert!(!r.delack.is_armed());
+        assert_eq!(r.expire_delack_before(Time::from_secs(9), &mut out), None);
+        assert_eq!(out.len(), 1);
     }
 
     #[test]
