@@ -743,8 +743,9 @@ impl World {
     /// its later results untouched: the only state the snapshot moves is
     /// each link's served packets, which every reader advances to its own
     /// time first, and the early receivers' arrivals up to now, counted now
-    /// rather than later (sums, the same whenever counted). Used to take a sweep over the run's duration from one run
-    /// (the Python runner's prefix families).
+    /// rather than later (sums, the same whenever counted). Used to take a
+    /// sweep over the run's duration from one run (the Python runner's
+    /// prefix families).
     pub fn snapshot(&mut self) -> Option<Results> {
         if self.last_traffic == Some(self.now) {
             return None;
