@@ -1,14 +1,9 @@
-//! The event queue: a binary heap keyed by time, then by a rank that fixes
-//! the order of events at the same picosecond, so a run is deterministic:
-//! first the packets that reach the far end of a link (one pending delivery
-//! per link, in order of link id), then every other event in the order it
-//! was scheduled, then the probes' samples ([`EventQueue::push_last`]).
-//! Ranking deliveries by link rather than by when they were scheduled makes
-//! the order independent of when the world learnt of a packet's arrival: a
-//! folded link or an early receiver (see `world`) learns it earlier than an
-//! event per link would, and runs the same. Events are small `Copy` values
-//! naming what to do by typed ids; the heap holds pending link deliveries
-//! and timers, never packets.
+//! The event queue: a binary heap keyed by (time, insertion sequence), so
+//! events at the same time run in the order they were scheduled and a run is
+//! deterministic; the probes' samples run after every other event at their
+//! time ([`EventQueue::push_last`]). Events are small `Copy` values naming
+//! what to do by typed ids; the heap holds pending link deliveries and
+//! timers, never packets.
 
 use crate::time::Time;
 use crate::traffic::generators::Wake;
@@ -62,19 +57,15 @@ pub enum Event {
     Traffic(Wake),
 }
 
-/// A heap entry. `key` packs the time (high 64 bits, ps) and the rank
-/// (low 64 bits: a delivery's link id, below [`FIRST_SEQ`]; else
-/// `FIRST_SEQ` plus the insertion sequence; a sampler's slot at the top),
-/// so one integer comparison orders entries.
+/// A heap entry. `key` packs the time (high 64 bits, ps) and the insertion
+/// sequence (low 64 bits; a sampler's slot at the top of that range), so
+/// one integer comparison orders entries by time and then by scheduling
+/// order.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
     event: Event,
 }
-
-/// Rank of the first event scheduled that is not a link delivery: link ids
-/// (`u32`) rank below it.
-const FIRST_SEQ: u64 = 1 << 32;
 
 impl Entry {
     fn time(&self) -> Time {
@@ -129,15 +120,10 @@ impl EventQueue {
 
     /// Schedules `event` at `time`.
     pub fn push(&mut self, time: Time, event: Event) {
-        let rank = match event {
-            Event::LinkDelivery(l) => u64::from(l),
-            _ => {
-                self.next_seq += 1;
-                FIRST_SEQ + self.next_seq
-            }
-        };
+        let seq = self.next_seq;
+        self.next_seq += 1;
         let entry = Entry {
-            key: (u128::from(time.ps()) << 64) | u128::from(rank),
+            key: (u128::from(time.ps()) << 64) | u128::from(seq),
             event,
         };
         if self.taken {
@@ -240,11 +226,10 @@ mod tests {
     }
 
     #[test]
-    fn at_one_time_deliveries_run_first_by_link_then_others_then_samples() {
-        // Scheduled in an order unlike the ranks: the deliveries pop first in
-        // order of link id, whenever scheduled, then the other events in
-        // their scheduling order, then the samplers by slot; an earlier time
-        // still comes first.
+    fn at_one_time_samples_run_after_every_other_event() {
+        // Samplers scheduled before the other events at their time still run
+        // after them (by slot among themselves); the rest run in scheduling
+        // order, and an earlier time still comes first.
         let t = Time::from_ms(7);
         let mut q = EventQueue::new();
         q.push_last(t, Event::Sample(1), 1);
@@ -259,10 +244,10 @@ mod tests {
             order,
             vec![
                 Event::Sample(5),
-                Event::LinkDelivery(2),
-                Event::LinkDelivery(9),
                 Event::FlowStart(4),
+                Event::LinkDelivery(9),
                 Event::FlowStop(4),
+                Event::LinkDelivery(2),
                 Event::Sample(0),
                 Event::Sample(1),
             ]

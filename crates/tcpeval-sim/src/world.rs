@@ -30,12 +30,15 @@
 //! order. What the world counts per arrival (packets received and
 //! delivered, per flow and class) waits in the last link
 //! ([`Link::offer_counted`]) until the clock passes the arrival, and is
-//! counted before anything reads it: the probes' samples and the results.
+//! counted before anything reads it: the probes' samples (which run after
+//! all else at their time) and the results. A delayed-ACK deadline at the
+//! very time of a segment's arrival yields to the segment, early or not.
 //! Only flows of the `flows` table qualify, with no delay line and no ECN
-//! echo; a host group's receivers share their uplink. Events at the same
-//! picosecond may run in another order than with a delivery event per
-//! arrival (as with folding), the one way an early receiver can change a
-//! result.
+//! echo; a host group's receivers share their uplink. As with folding,
+//! events at the same picosecond may run in another order than with a
+//! delivery event per arrival (they run in scheduling order, and the world
+//! schedules an early receiver's ACK sooner): the one way an early
+//! receiver can change a result.
 //!
 //! Flows live in slots. The first slots hold the scenario's flows and the
 //! generated long-lived ones (the `flows` table), then one per UDP source,
@@ -253,9 +256,9 @@ impl World {
 
     /// The same world with no link folded and no early receiver, every
     /// link spending a delivery event per packet; call before running. Its
-    /// results are the folded world's: events at the same picosecond run in
-    /// an order that does not depend on when an arrival became known (see
-    /// `event`). A check on folding and early receivers (`tests/folding.rs`).
+    /// results are the folded world's (only events scheduled for the same
+    /// picosecond may run in another order): a check on folding and early
+    /// receivers (`tests/folding.rs`).
     pub fn unfolded(mut self) -> World {
         debug_assert_eq!(self.events.processed(), 0);
         for link in &mut self.links {
@@ -679,6 +682,20 @@ impl World {
 
     fn on_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
         let now = self.now;
+        if kind == TimerKind::DelayedAck && self.data_arrives_now(f) {
+            // A segment arriving at the deadline is taken first, as an early
+            // receiver takes it (`Receiver::expire_delack_before`): the
+            // timer's event runs again after the segment's delivery event.
+            self.events.push(
+                now,
+                Event::Timer {
+                    flow: f,
+                    kind,
+                    generation,
+                },
+            );
+            return;
+        }
         let mut out = std::mem::take(&mut self.scratch);
         let Ends::Tcp(c) = &mut self.flows[f as usize].ends else {
             unreachable!("timer of a UDP flow");
@@ -686,6 +703,18 @@ impl World {
         c.on_timer(kind, generation, now, &mut out);
         self.flush(f, &mut out);
         self.scratch = out;
+    }
+
+    /// True if a data packet of flow `f` reaches its receiver now, its
+    /// delivery event still pending: the head of its route's last link.
+    fn data_arrives_now(&self, f: FlowId) -> bool {
+        let first = self.flows[f as usize].fwd as usize;
+        let last = (first..self.hops.len())
+            .find(|&i| self.hops[i].last)
+            .expect("a route ends");
+        self.links[self.hops[last].link as usize]
+            .head()
+            .is_some_and(|(p, t)| t == self.now && p.flow == f && p.is_data())
     }
 
     /// Sampler `i` takes its sample now and is scheduled again.

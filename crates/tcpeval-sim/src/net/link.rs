@@ -727,6 +727,11 @@ impl Link {
         prefetch_next(self.transit.back());
     }
 
+    /// The next packet kept for delivery, with its arrival time.
+    pub fn head(&self) -> Option<(&Packet, Time)> {
+        Some((self.transit.front()?, *self.arrivals.front()?))
+    }
+
     /// Iterates the packets kept for delivery and not yet delivered, and
     /// those waiting in a dequeue-kind link's discipline.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
