@@ -122,16 +122,10 @@ impl EventQueue {
     pub fn push(&mut self, time: Time, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let entry = Entry {
+        self.insert(Entry {
             key: (u128::from(time.ps()) << 64) | u128::from(seq),
             event,
-        };
-        if self.taken {
-            self.taken = false;
-            *self.heap.peek_mut().expect("a taken entry is on the heap") = entry;
-        } else {
-            self.heap.push(entry);
-        }
+        });
     }
 
     /// Schedules `event` at `time` after every other event at that time,
@@ -141,11 +135,16 @@ impl EventQueue {
     /// these among themselves, lowest first.
     pub fn push_last(&mut self, time: Time, event: Event, slot: u32) {
         debug_assert!(slot < Self::LAST_SLOTS);
-        let entry = Entry {
+        self.insert(Entry {
             key: (u128::from(time.ps()) << 64)
                 | u128::from(u64::MAX - u64::from(Self::LAST_SLOTS) + u64::from(slot)),
             event,
-        };
+        });
+    }
+
+    /// Puts `entry` on the heap, over the taken top if there is one.
+    #[inline(always)]
+    fn insert(&mut self, entry: Entry) {
         if self.taken {
             self.taken = false;
             *self.heap.peek_mut().expect("a taken entry is on the heap") = entry;

@@ -708,10 +708,7 @@ impl World {
     /// True if a data packet of flow `f` reaches its receiver now, its
     /// delivery event still pending: the head of its route's last link.
     fn data_arrives_now(&self, f: FlowId) -> bool {
-        let first = self.flows[f as usize].fwd as usize;
-        let last = (first..self.hops.len())
-            .find(|&i| self.hops[i].last)
-            .expect("a route ends");
+        let last = route_end(&self.hops, self.flows[f as usize].fwd);
         self.links[self.hops[last].link as usize]
             .head()
             .is_some_and(|(p, t)| t == self.now && p.flow == f && p.is_data())
@@ -945,6 +942,13 @@ impl Host for World {
     }
 }
 
+/// Index in `hops` of the last hop of the route starting at `first`.
+fn route_end(hops: &[Hop], first: RouteId) -> usize {
+    (first as usize..hops.len())
+        .find(|&i| hops[i].last)
+        .expect("a route ends")
+}
+
 /// Chooses the early receivers (see the module doc), after folding: the
 /// flows of the `flows` table (the first slots, with no delay line) whose
 /// TCP receiver echoes no ECN, whose data's last link is folded and
@@ -973,9 +977,7 @@ fn choose_early(
             continue;
         }
         let first = fl.fwd as usize;
-        let last = (first..hops.len())
-            .find(|&i| hops[i].last)
-            .expect("a route ends");
+        let last = route_end(hops, fl.fwd);
         let data_link = hops[last].link;
         let ack_link = hops[fl.rev as usize].link;
         let qualifies = last > first

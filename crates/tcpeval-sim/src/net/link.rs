@@ -518,13 +518,7 @@ impl Link {
             Hold::PassOn => {}
             Hold::Count => {
                 self.arrivals.push_back(arrive);
-                self.folded_entries.push_back(FoldedEntry {
-                    offered: t,
-                    dep_end,
-                    qlen,
-                    size: pkt.size,
-                    credit: 0,
-                });
+                self.note_folded(t, dep_end, qlen, pkt.size);
             }
         }
         Offer::Accepted {
@@ -715,16 +709,23 @@ impl Link {
         self.transit.push_back(pkt);
         self.arrivals.push_back(arrive);
         if self.folded {
-            self.folded_entries.push_back(FoldedEntry {
-                offered,
-                dep_end,
-                qlen,
-                size: pkt.size,
-                credit: 0,
-            });
+            self.note_folded(offered, dep_end, qlen, pkt.size);
             prefetch_next(self.folded_entries.back());
         }
         prefetch_next(self.transit.back());
+    }
+
+    /// Records what a folded link's counters need of a packet accepted at
+    /// `offered`, serialized by `dep_end`, `qlen` waiting just after, `size`
+    /// bytes (its credit 0 until [`Link::credit_last`]).
+    fn note_folded(&mut self, offered: Time, dep_end: Time, qlen: u32, size: u32) {
+        self.folded_entries.push_back(FoldedEntry {
+            offered,
+            dep_end,
+            qlen,
+            size,
+            credit: 0,
+        });
     }
 
     /// The next packet kept for delivery, with its arrival time.
