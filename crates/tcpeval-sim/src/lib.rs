@@ -9,6 +9,7 @@
 
 pub mod columns;
 pub mod event;
+mod fifo;
 mod flow;
 pub mod net;
 pub mod packet;

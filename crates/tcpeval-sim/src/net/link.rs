@@ -68,11 +68,11 @@
 use super::queue::{Aqm, AqmState, Arrival, Dequeuer, Discipline, Verdict};
 use super::schedule::Schedule;
 use crate::columns::record;
+use crate::fifo::Fifo;
 use crate::packet::{Codepoint, Packet};
 use crate::prefetch::{prefetch, prefetch_next};
 use crate::rng::BernoulliGaps;
 use crate::time::{Time, TxTimeMemo};
-use std::collections::VecDeque;
 
 /// A DropTail buffer limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,7 +170,7 @@ pub struct Link {
     folded: bool,
     /// End of serialization and size (bytes) of each accepted packet whose
     /// serialization had not ended by the last `advance`, in order.
-    unserved: VecDeque<(Time, u32)>,
+    unserved: Fifo<(Time, u32)>,
     /// Bytes in `unserved`.
     unserved_bytes: u64,
     /// Packets kept for delivery and not yet delivered, in order of arrival.
@@ -179,12 +179,12 @@ pub struct Link {
     /// FIFOs rather than one of records, so that reading the next delivery's
     /// time touches 8 bytes per packet, not a whole record (with thousands
     /// of packets in flight, these reads miss the cache).
-    transit: VecDeque<Packet>,
+    transit: Fifo<Packet>,
     /// Far-end arrival time of each packet in `transit`.
-    arrivals: VecDeque<Time>,
+    arrivals: Fifo<Time>,
     /// On a folded link, each packet in `transit`'s offer time, end of
     /// serialization, queue length found and size; empty on other links.
-    folded_entries: VecDeque<FoldedEntry>,
+    folded_entries: Fifo<FoldedEntry>,
     last_dep_end: Time,
     last_arrive: Time,
     /// Serialization times of the sizes this link carries.
@@ -239,11 +239,11 @@ impl Link {
             buffer,
             counters: LinkCounters::default(),
             folded: false,
-            unserved: VecDeque::new(),
+            unserved: Fifo::new(),
             unserved_bytes: 0,
-            transit: VecDeque::new(),
-            arrivals: VecDeque::new(),
-            folded_entries: VecDeque::new(),
+            transit: Fifo::new(),
+            arrivals: Fifo::new(),
+            folded_entries: Fifo::new(),
             last_dep_end: Time::ZERO,
             last_arrive: Time::ZERO,
             tx_memo: TxTimeMemo::default(),
@@ -336,7 +336,7 @@ impl Link {
     pub fn counters_at(&self, cut: Time) -> LinkCounters {
         let mut c = self.counters;
         if self.folded {
-            for e in &self.folded_entries {
+            for e in self.folded_entries.iter() {
                 if e.offered <= cut {
                     c.arrivals += 1;
                     c.max_qlen = c.max_qlen.max(e.qlen);
