@@ -7,21 +7,23 @@
 //! free-running counters (their difference is the length), so a push or a
 //! pop is a comparison, a masked index and a copy. `VecDeque` pays a wrap
 //! test per index and keeps a separate length; in the 2-flow benchmark its
-//! operations took about a fifth of all instructions. Invariant:
-//! `tail - head <= slots.len()`, and `slots.len()` is zero or a power of two.
-//! A masked count is then always a slot's index once the ring holds a
-//! value or has grown for one, so the hot accessors index without a bounds
-//! check ([`Fifo::at`]); this module's tests check them against
-//! `VecDeque` through growth and wrap-around.
+//! operations took about a fifth of all instructions. Invariant: the
+//! wrapping difference `tail - head` is at most `slots.len()`, which is zero
+//! or a power of two and only grows. A masked count is then always a
+//! slot's index once the ring holds a value or has grown for one, so the
+//! hot accessors index without a bounds check ([`Fifo::at`]); this
+//! module's tests check them against `VecDeque` through growth, the ring's
+//! wrap-around, and the counters' own wrap past `usize::MAX`.
 
 /// A FIFO ring of `Copy` values that grows by doubling and never shrinks.
 #[derive(Clone, Debug)]
 pub struct Fifo<T: Copy> {
     /// The ring; its length is zero or a power of two.
     slots: Vec<T>,
-    /// Count of values ever popped (free-running, wraps).
+    /// Values popped since the last growth (free-running, wrapping);
+    /// its slot holds the front value.
     head: usize,
-    /// Count of values ever pushed (free-running, wraps).
+    /// `head` plus the values held (wrapping); its slot takes the next push.
     tail: usize,
 }
 
@@ -58,8 +60,9 @@ impl<T: Copy> Fifo<T> {
         count & self.slots.len().wrapping_sub(1)
     }
 
-    /// The value in the slot of `count` (a value is held, or the ring has
-    /// grown: `slots` is not empty).
+    /// The value in the slot of `count`. Call only while the ring holds a
+    /// value (so `slots` is not empty): the index is not checked in
+    /// release builds.
     #[inline(always)]
     fn at(&self, count: usize) -> &T {
         debug_assert!(!self.slots.is_empty());
@@ -191,6 +194,31 @@ mod tests {
             assert_eq!(f.pop_front(), Some(v));
         }
         assert!(f.is_empty());
+    }
+
+    #[test]
+    fn counters_wrap_past_usize_max() {
+        // The counters are free-running: start them near the top of the
+        // range on a grown ring, then push, grow and pop across the wrap.
+        let mut f = Fifo::new();
+        f.push_back(0u32);
+        f.pop_front();
+        f.head = usize::MAX - 3;
+        f.tail = usize::MAX - 3;
+        let mut r = VecDeque::new();
+        for v in 0..40u32 {
+            f.push_back(v);
+            r.push_back(v);
+            if v % 3 == 0 {
+                assert_eq!(f.pop_front(), r.pop_front());
+            }
+            assert_eq!(f.len(), r.len());
+            assert_eq!(f.back(), r.back());
+            assert!(f.iter().eq(r.iter()));
+        }
+        while let Some(v) = r.pop_front() {
+            assert_eq!(f.pop_front(), Some(v));
+        }
     }
 
     #[test]
