@@ -198,6 +198,27 @@ def test_save_formats_lays_out_once_and_keeps_the_constrained_layout(tmp_path):
     np.testing.assert_allclose([ax.get_position().bounds for ax in fig.axes], constrained, rtol=1e-9)
 
 
+def test_save_formats_draws_each_file_once_and_writes_the_png_a_single_save_writes(tmp_path, monkeypatch):
+    # One drawing lays the figure out and measures it, then one per file;
+    # a save cropped to "tight" would draw twice per file.
+    single = plot_timeseries_psd(traces(), t_start=10.0)
+    save_figure(single, tmp_path / "single.png")
+    fig = plot_timeseries_psd(traces(), t_start=10.0)
+    draws = 0
+    draw = fig.draw
+
+    def counted(renderer):
+        nonlocal draws
+        draws += 1
+        draw(renderer)
+
+    monkeypatch.setattr(fig, "draw", counted)
+    paths = [tmp_path / f"f.{ext}" for ext in ("png", "svg", "pdf")]
+    save_formats(fig, paths)
+    assert draws == 1 + len(paths)
+    assert paths[0].read_bytes() == (tmp_path / "single.png").read_bytes()
+
+
 def test_unknown_extension_and_bad_shapes_are_refused(tmp_path):
     with pytest.raises(ValueError, match="format"):
         plot_phase_bars(np.ones((1, 1)), ["a"], ["p"], ylabel="y", path=tmp_path / "f.jpg")

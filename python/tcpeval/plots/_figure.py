@@ -20,6 +20,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.rcsetup import cycler
+from matplotlib.transforms import Bbox
 
 from tcpeval.errors import StoreError
 from tcpeval.files import atomic_path
@@ -154,8 +155,10 @@ def new_figure(width: float, height: float) -> Figure:
     return fig
 
 
-def save(fig: Figure, path: str | Path | None) -> None:
-    """Save ``fig`` to ``path`` in the format named by its extension (.png, .svg or .pdf)."""
+def save(fig: Figure, path: str | Path | None, bbox_inches: Bbox | None = None) -> None:
+    """Save ``fig`` to ``path`` in the format named by its extension (.png,
+    .svg or .pdf), cropped to ``bbox_inches`` (figure inches), or to the
+    figure's tight bounding box when None."""
     if path is None:
         return
     target = Path(path)
@@ -167,7 +170,7 @@ def save(fig: Figure, path: str | Path | None) -> None:
     # file or none, never a truncated one.
     try:
         with house_style(), atomic_path(target) as tmp:
-            fig.savefig(tmp, format=fmt, metadata=UNDATED.get(fmt))
+            fig.savefig(tmp, format=fmt, metadata=UNDATED.get(fmt), bbox_inches=bbox_inches or "tight")
     except OSError as e:
         if isinstance(e, StoreError):
             raise
@@ -175,11 +178,23 @@ def save(fig: Figure, path: str | Path | None) -> None:
 
 
 def save_formats(fig: Figure, paths: Sequence[str | Path]) -> None:
-    """Save ``fig`` to each of ``paths`` (formats from the extensions), laying
-    it out once: the first save computes the constrained layout, which is
-    then frozen for the others (a third less time for three formats of a
-    many-axes figure). The figure keeps the frozen layout afterwards."""
-    for i, path in enumerate(paths):
-        save(fig, path)
-        if i == 0:
-            fig.set_layout_engine("none")
+    """Save ``fig`` to each of ``paths`` (formats from the extensions),
+    laying it out and measuring its tight bounding box once, so that each
+    file costs one drawing of the figure instead of two (a save cropped to
+    "tight" draws the figure once to measure it, then again to write it).
+    The figure keeps the frozen layout afterwards."""
+    if not paths:
+        return
+    dpi = fig.dpi
+    with house_style():
+        # Laid out and measured at the resolution of a PNG save, as a
+        # single save of the first file would.
+        fig.set_dpi(mpl.rcParams["savefig.dpi"])
+        try:
+            fig.draw_without_rendering()  # runs the constrained layout
+            bbox = fig.get_tightbbox().padded(mpl.rcParams["savefig.pad_inches"])
+        finally:
+            fig.set_dpi(dpi)
+    fig.set_layout_engine(None)
+    for path in paths:
+        save(fig, path, bbox)
