@@ -346,8 +346,7 @@ def _print_plan(study: Study, out: Path, args: argparse.Namespace) -> int:
             print(
                 "  a calibration sees only a run's first seconds: where the links fill slowly or flows start "
                 "later it runs low (full runs on 0.15.0: background 59 min calibrated, 69 min taken; yeah 51 "
-                "and 63 min; fairness 9 and 11 min); the estimate "
-                "sharpens as runs are stored"
+                "and 63 min; fairness 9 and 11 min); the estimate sharpens as runs are stored"
             )
     print(f"results directory: {out}")
     return 0

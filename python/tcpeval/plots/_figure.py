@@ -170,7 +170,12 @@ def save(fig: Figure, path: str | Path | None, bbox_inches: Bbox | None = None) 
     # file or none, never a truncated one.
     try:
         with house_style(), atomic_path(target) as tmp:
-            fig.savefig(tmp, format=fmt, metadata=UNDATED.get(fmt), bbox_inches=bbox_inches or "tight")
+            fig.savefig(
+                tmp,
+                format=fmt,
+                metadata=UNDATED.get(fmt),
+                bbox_inches="tight" if bbox_inches is None else bbox_inches,
+            )
     except OSError as e:
         if isinstance(e, StoreError):
             raise
