@@ -21,15 +21,14 @@ import argparse
 import hashlib
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sample_runs import example_runs, study_first_runs, study_quick_specs
 
 import tcpeval
-from tcpeval.study import expand, load_study, shipped_studies
+from tcpeval.study import shipped_studies
 
-ROOT = Path(__file__).resolve().parent.parent
 TABLES = (
     "flow_series",
     "queue_series",
@@ -86,26 +85,16 @@ def main() -> None:
     ap.add_argument("--no-studies", action="store_true", help="run the examples only")
     args = ap.parse_args()
     print(f"tcpeval {tcpeval.__version__}")
-    for path in sorted((ROOT / "examples").glob("*.toml")):
-        run_digests(f"example/{path.stem}", tcpeval.load_scenario(path))
+    for label, sc in example_runs():
+        run_digests(label, sc)
     if args.no_studies:
         return
     for study_name in shipped_studies():
-        study = load_study(study_name)
-        specs = expand(study, quick=True)
+        specs = study_quick_specs(study_name)
         all_hashes = hashlib.sha256("".join(s.key for s in specs).encode()).hexdigest()
         print(f"study/{study_name} quick-runs {len(specs)} run-keys {all_hashes}")
-        seen: set[str] = set()
-        for spec in specs:
-            if spec.experiment in seen:
-                continue
-            seen.add(spec.experiment)
-            sc = tcpeval.load_scenario(spec.scenario)
-            if args.max_duration is not None and sc.duration_s > args.max_duration:
-                # Not below the last scheduled start: the capped run must stay valid.
-                starts = [f.get("start_s", 0.0) for f in sc.data["flows"]]
-                sc = sc.replace(duration_s=max(args.max_duration, 1.0 + max(starts, default=0.0)))
-            run_digests(f"study/{study_name}/{spec.experiment}", sc)
+        for label, sc in study_first_runs(study_name, args.max_duration):
+            run_digests(label, sc)
 
 
 if __name__ == "__main__":
