@@ -15,7 +15,7 @@
 # Usage: scripts/build_pgo.sh [TRAINING_DURATION_S]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-duration="${1:-20}"
+duration="${1:-100}"
 
 llvm_major="$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')"
 host="$(rustc -vV | sed -n 's/^host: //p')"

@@ -1,11 +1,14 @@
 """scripts/pgo_training.py, the workload of the profile-guided build
 (scripts/build_pgo.sh): it leaves no algorithm, example or study experiment
 out (what it never runs, the optimized build treats as cold), and each of
-its runs is valid and runs."""
+its runs is valid and runs; and scripts/build_pgo.sh refuses, with a clear
+message, to run without the tool it needs."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 from pathlib import Path
 from types import ModuleType
 
@@ -53,3 +56,26 @@ def test_training_runs_are_cut_to_the_duration_and_deliver(monkeypatch: pytest.M
         if label.startswith("algorithm/"):
             flows = tcpeval.run(sc, progress=False).flows
             assert flows["delivered_bytes"].iloc[0] > 0, label
+
+
+def test_build_pgo_stops_with_a_clear_message_without_a_matching_llvm_profdata(tmp_path: Path) -> None:
+    # A rustc whose LLVM no llvm-profdata on this machine matches: the script
+    # must stop before building anything, name the version and say how to
+    # get the tool (not fall back to a plain build silently).
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    rustc = fake / "rustc"
+    rustc.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "--print" ]; then echo /nonexistent; exit 0; fi\n'
+        'printf "rustc 9.9.9\\nhost: x86_64-unknown-linux-gnu\\nLLVM version: 999.1.0\\n"\n'
+    )
+    rustc.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    p = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "build_pgo.sh")], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 2
+    assert "no llvm-profdata of LLVM 999" in p.stderr
+    assert "rustup component add llvm-tools" in p.stderr and "apt install llvm-999" in p.stderr
+    assert "instrumented build" not in p.stderr
