@@ -218,8 +218,10 @@ def run_case(case: BenchCase, scale: float = 1.0) -> BenchResult:
 
 
 def machine() -> str:
-    """A one-line description of this machine."""
-    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, {platform.system()}"
+    """A one-line description of this machine and of the engine's build
+    (``plain``, ``profile-guided``: ``scripts/build_pgo.sh``)."""
+    cpu = platform.processor() or platform.machine()
+    return f"{cpu}, {os.cpu_count()} cores, {platform.system()}, {_core.engine_build()} build"
 
 
 if __name__ == "__main__":  # one case in this interpreter: `python -m tcpeval.bench CASE SCALE`

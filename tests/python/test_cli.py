@@ -185,6 +185,11 @@ def test_bench_quick_reports_rates() -> None:
     p = tcpeval("bench", "--quick", "--case", "reno-2flows-500M-60ms-60s")
     assert p.returncode == 0, p.stderr
     assert "packets/s" in p.stdout and "peak MiB" in p.stdout and "reno-2flows-500M-60ms-60s" in p.stdout
+    # It says which build of the engine it measured (scripts/build_pgo.sh's or the plain one).
+    from tcpeval import _core
+
+    assert _core.engine_build() in ("plain", "profile-guided", "instrumented")
+    assert f"{_core.engine_build()} build" in p.stdout
 
 
 def test_bench_json_gives_each_case_its_own_process_and_memory() -> None:

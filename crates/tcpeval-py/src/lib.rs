@@ -52,6 +52,13 @@ fn validate(data: &Bound<'_, PyAny>, time_scale: Option<f64>) -> PyResult<String
     serde_json::to_string(&sc).map_err(|e| PyRuntimeError::new_err(e.to_string()))
 }
 
+/// How the engine was compiled: `plain`, `profile-guided` or
+/// `instrumented` (see `build.rs`).
+#[pyfunction]
+fn engine_build() -> &'static str {
+    env!("TCPEVAL_ENGINE_BUILD")
+}
+
 /// The 1-based line of the TOML text where the field at `path`
 /// (`topology.bottleneck.delay_ms`, `flows[1].params`) is written, or of its
 /// nearest written ancestor; `None` when not even the first part is written
@@ -338,6 +345,7 @@ fn results_to_py(py: Python<'_>, r: Results) -> PyResult<Bound<'_, PyDict>> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_build, m)?)?;
     m.add_function(wrap_pyfunction!(toml_line, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
