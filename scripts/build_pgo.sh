@@ -10,7 +10,8 @@
 # Needs, besides what `pip install .` needs: llvm-profdata of the same LLVM
 # major version as rustc (`rustc -vV` prints it), from `rustup component add
 # llvm-tools` or the distribution (Debian: `apt install llvm-NN`). Takes about
-# twice a plain install (two builds) plus about a minute of training.
+# twice a plain install (two builds) plus a minute and a half of training
+# (4 min 19 s on the 2-core VM of BENCHMARKS.md with the dependencies cached).
 #
 # Usage: scripts/build_pgo.sh [TRAINING_DURATION_S]
 set -euo pipefail
