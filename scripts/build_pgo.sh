@@ -39,17 +39,31 @@ if [ -z "$profdata" ]; then
 fi
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+stage=0
+on_exit() {
+    status=$?
+    rm -rf "$work"
+    if [ "$status" -ne 0 ] && [ "$stage" -ge 1 ] && [ "$stage" -lt 4 ]; then
+        echo "build_pgo.sh: stopped at step $stage of 4: the installed engine may be the" >&2
+        echo "  instrumented one (slow, and it reports profile write errors at exit);" >&2
+        echo "  run this script again, or 'pip install .' for the plain build" >&2
+    fi
+}
+trap on_exit EXIT
 # A target directory of its own: the flags below would otherwise rebuild,
 # and then invalidate, the plain build's cache in target/.
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target/pgo}"
 
+stage=1
 echo "== 1/4 instrumented build (LLVM $llvm_major, $profdata)" >&2
 RUSTFLAGS="-Cprofile-generate=$work/build" pip install -q .
+stage=2
 echo "== 2/4 training (runs cut to $duration s)" >&2
 LLVM_PROFILE_FILE="$work/train/%m_%p.profraw" python scripts/pgo_training.py --duration "$duration"
+stage=3
 echo "== 3/4 merging the profiles" >&2
 "$profdata" merge -o "$work/tcpeval.profdata" "$work/train"
 echo "== 4/4 optimized build" >&2
 RUSTFLAGS="-Cprofile-use=$work/tcpeval.profdata" pip install -q --no-deps .
+stage=4
 echo "tcpeval installed with a profile-guided engine; check: tcpeval bench --quick" >&2

@@ -79,3 +79,26 @@ def test_build_pgo_stops_with_a_clear_message_without_a_matching_llvm_profdata(t
     assert "no llvm-profdata of LLVM 999" in p.stderr
     assert "rustup component add llvm-tools" in p.stderr and "apt install llvm-999" in p.stderr
     assert "instrumented build" not in p.stderr
+
+
+def test_build_pgo_says_how_to_recover_when_a_step_fails(tmp_path: Path) -> None:
+    # A matching llvm-profdata, but the instrumented install fails: the
+    # script stops and says what may be installed and how to get back.
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    tools = {
+        "rustc": 'if [ "$1" = "--print" ]; then echo /nonexistent; exit 0; fi\n'
+        'printf "host: x86_64-unknown-linux-gnu\\nLLVM version: 999.1.0\\n"\n',
+        "llvm-profdata-999": 'echo "LLVM version 999.1.0"\n',
+        "pip": "echo 'pip: no network' >&2; exit 1\n",
+    }
+    for name, body in tools.items():
+        (fake / name).write_text("#!/bin/sh\n" + body)
+        (fake / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    p = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "build_pgo.sh")], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode != 0
+    assert "1/4 instrumented build" in p.stderr and "2/4" not in p.stderr
+    assert "stopped at step 1 of 4" in p.stderr and "pip install ." in p.stderr
