@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tcpeval import __version__
+from tcpeval import __version__, _core
 from tcpeval.errors import ScenarioError, StoreError, StudyError
 from tcpeval.testbed import BACKENDS
 from tcpeval.testbed.host import TestbedError
@@ -503,7 +503,9 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tcpeval", description="Packet-level evaluation of high-speed TCP.")
-    p.add_argument("--version", action="version", version=f"tcpeval {__version__}")
+    p.add_argument(
+        "--version", action="version", version=f"tcpeval {__version__} ({_core.engine_build()} build)"
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="run one scenario file")

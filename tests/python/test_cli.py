@@ -185,11 +185,14 @@ def test_bench_quick_reports_rates() -> None:
     p = tcpeval("bench", "--quick", "--case", "reno-2flows-500M-60ms-60s")
     assert p.returncode == 0, p.stderr
     assert "packets/s" in p.stdout and "peak MiB" in p.stdout and "reno-2flows-500M-60ms-60s" in p.stdout
-    # It says which build of the engine it measured (scripts/build_pgo.sh's or the plain one).
-    from tcpeval import _core
+    # It says which build of the engine it measured (scripts/build_pgo.sh's or the plain one),
+    # as --version does.
+    from tcpeval import __version__, _core
 
     assert _core.engine_build() in ("plain", "profile-guided", "instrumented")
     assert f"{_core.engine_build()} build" in p.stdout
+    v = tcpeval("--version")
+    assert v.stdout.strip() == f"tcpeval {__version__} ({_core.engine_build()} build)"
 
 
 def test_bench_json_gives_each_case_its_own_process_and_memory() -> None:
