@@ -65,16 +65,15 @@ def main() -> None:
     ap.add_argument("--list", action="store_true", help="print the runs' labels without running them")
     args = ap.parse_args()
     runs = list(training_runs(args.duration))
+    if args.list:
+        print("\n".join(label for label, _ in runs))
+        return
     t0 = time.perf_counter()
     for i, (label, sc) in enumerate(runs, 1):
-        if args.list:
-            print(label)
-            continue
         t = time.perf_counter()
         tcpeval.run(sc, progress=False)
         print(f"[{i}/{len(runs)}] {label}: {time.perf_counter() - t:.1f} s", file=sys.stderr)
-    if not args.list:
-        print(f"{len(runs)} training runs in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    print(f"{len(runs)} training runs in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -20,6 +23,20 @@ def subprocess_env() -> dict[str, str]:
     editable install it has no compiled ``tcpeval._core``."""
     package_root = Path(tcpeval.__file__).resolve().parents[1]
     return dict(os.environ, PYTHONPATH=f"{package_root}{os.pathsep}{ROOT / 'tests/python'}")
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/NAME.py``, imported by path (scripts are not a package); the
+    scripts directory goes on ``sys.path`` so that a script finds its
+    neighbours (``pgo_training`` imports ``sample_runs``)."""
+    scripts = str(ROOT / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tcpeval
-from conftest import subprocess_env
+from conftest import load_script, subprocess_env
 from tcpeval import ScenarioError, load_scenario
 from tcpeval.registry import tcp_options
 
@@ -71,18 +71,6 @@ def test_the_bbr_vs_cubic_example_runs_and_bbr_alone_keeps_the_queue_small() -> 
     assert goodput["bbr"] > 50 and goodput["cubic"] > 20, goodput
 
 
-def _probe_rtt_script():  # type: ignore[no-untyped-def]
-    """scripts/bbr_probe_rtt.py, imported by path (scripts are not a package)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parents[2] / "scripts" / "bbr_probe_rtt.py"
-    spec = importlib.util.spec_from_file_location("bbr_probe_rtt", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_probe_rtt_entries_count_from_the_filters_last_refresh() -> None:
     # Synthetic kernel samples (time s, cwnd, mrtt ms): a lower sample at 3 s
     # restarts the 10 s window, so PROBE_RTT comes at 13 s, 13 s after the
@@ -93,7 +81,7 @@ def test_probe_rtt_entries_count_from_the_filters_last_refresh() -> None:
     rows += [(13.0 + 0.1 * k, 4, 100.1) for k in range(0, 3)]
     rows += [(13.3 + 0.1 * k, 100, 100.1) for k in range(0, 100)]
     rows += [(23.3, 4, 100.1)]
-    entries = _probe_rtt_script().probe_rtt_entries(rows)
+    entries = load_script("bbr_probe_rtt").probe_rtt_entries(rows)
     assert [round(t, 6) for t, _, _ in entries] == [13.0, 23.3]
     assert entries[0][1] is None and entries[0][2] == pytest.approx(10.0)
     assert entries[1][1] == pytest.approx(10.3) and entries[1][2] == pytest.approx(10.0)
@@ -108,7 +96,7 @@ def test_simulated_bbr_enters_probe_rtt_ten_seconds_after_the_filter_refresh() -
     scenario = Path(__file__).resolve().parents[2] / "examples" / "validation" / "bbr-1flow-50mbps.toml"
     fs = tcpeval.run(scenario).flow_series
     rows = [(float(t), int(c), 100.0) for t, c in zip(fs["time"], fs["cwnd"], strict=True)]
-    entries = _probe_rtt_script().probe_rtt_entries(rows)
+    entries = load_script("bbr_probe_rtt").probe_rtt_entries(rows)
     assert len(entries) == 5
     for _, since_prev, since_refresh in entries[1:]:
         assert since_refresh == pytest.approx(10.0, abs=0.011)

@@ -3,23 +3,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script() -> ModuleType:
-    """The script, imported by path (scripts are not a package)."""
-    spec = importlib.util.spec_from_file_location("ns2_crosscheck", ROOT / "scripts" / "ns2_crosscheck.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_table3_metrics_from_ns2_counters() -> None:
@@ -32,7 +23,7 @@ def test_table3_metrics_from_ns2_counters() -> None:
             "total acked=4000 sent=4100 drops=8 bottleneck_drops=8",
         ]
     )
-    m = _script().parse(out, 10.0)
+    m = load_script("ns2_crosscheck").parse(out, 10.0)
     assert m["throughput_mbps"] == pytest.approx(4000 * 1000 * 8 / 10 / 1e6)
     assert m["loss_pct"] == pytest.approx(100 * 8 / 4100)
     # Jain: (1000 + 3000)^2 / (2 (1000^2 + 3000^2)) = 0.8
@@ -49,7 +40,7 @@ def test_timeouts_per_phase_are_differences_of_a_and_b_counters() -> None:
             f"t={t} link=fwd drops=0 departures=1",
         ]
     # A + B: 1, 6, 7 at the phase ends; C (reverse) is not counted.
-    assert _script().phase_timeouts("\n".join(lines)) == [1, 5, 1]
+    assert load_script("ns2_crosscheck").phase_timeouts("\n".join(lines)) == [1, 5, 1]
 
 
 def test_paper_values_read_table3_claims_loss_in_percent(tmp_path: Path) -> None:
@@ -61,7 +52,7 @@ def test_paper_values_read_table3_claims_loss_in_percent(tmp_path: Path) -> None
         "t3-intra-bic-250,1 ± 0.1\n"
         "s32-reno-lowest,reno < cubic\n"
     )
-    v = _script().paper_values(card)
+    v = load_script("ns2_crosscheck").paper_values(card)
     assert v == {
         ("throughput_mbps", "cubic", 100): 513.72,
         ("loss_pct", "cubic", 100): pytest.approx(0.12),
@@ -75,7 +66,7 @@ def test_linux_variants_script_runs_in_ns2(tmp_path: Path) -> None:
     # Two CUBIC flows for 2 s over the study's topology: both send, the
     # aggregate stays below the 1 Gbit/s bottleneck, and a 20-packet buffer
     # overflows in slow start.
-    mod = _script()
+    mod = load_script("ns2_crosscheck")
     m = mod.parse(mod.run_cell(tmp_path, "cubic", 2, 20, 2.0), 2.0)
     assert 0 < m["throughput_mbps"] < 1000
     assert m["drops"] > 0

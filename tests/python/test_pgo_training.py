@@ -6,36 +6,20 @@ message, to run without the tool it needs."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 from pathlib import Path
-from types import ModuleType
-
-import pytest
 
 import tcpeval
+from conftest import load_script
 from tcpeval.registry import algorithms
 from tcpeval.study import expand, load_study, shipped_studies
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _script(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """The script, imported by path (scripts are not a package; it imports
-    its neighbour ``sample_runs``)."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    spec = importlib.util.spec_from_file_location("pgo_training", ROOT / "scripts" / "pgo_training.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_training_covers_every_algorithm_example_and_study_experiment(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    labels = [label for label, _ in _script(monkeypatch).training_runs(5.0)]
+def test_training_covers_every_algorithm_example_and_study_experiment() -> None:
+    labels = [label for label, _ in load_script("pgo_training").training_runs(5.0)]
     assert len(labels) == len(set(labels))
     expected = {f"algorithm/{a.name}/{mode}" for a in algorithms() for mode in ("delack", "ackeach")}
     expected |= {f"example/{p.stem}" for p in (ROOT / "examples").glob("*.toml")}
@@ -45,8 +29,8 @@ def test_training_covers_every_algorithm_example_and_study_experiment(
     assert len(expected) > 16 * 2 + 10  # the sets above are not empty
 
 
-def test_training_runs_are_cut_to_the_duration_and_deliver(monkeypatch: pytest.MonkeyPatch) -> None:
-    runs = list(_script(monkeypatch).training_runs(0.5))
+def test_training_runs_are_cut_to_the_duration_and_deliver() -> None:
+    runs = list(load_script("pgo_training").training_runs(0.5))
     for label, sc in runs:
         last_start = max((f.get("start_s", 0.0) for f in sc.data["flows"]), default=0.0)
         assert sc.duration_s <= max(0.5, 1.0 + last_start), label
