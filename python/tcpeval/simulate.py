@@ -89,6 +89,7 @@ def run_prefixes(scenarios: Sequence[Mapping[str, Any]]) -> list[RunResult]:
     order = sorted(range(len(loaded)), key=lambda i: loaded[i].data["duration_s"])
     simulated = loaded[order[-1]]
     sim = _core.Simulation(simulated.data)
+    sim.plan_snapshots([float(sc.data["duration_s"]) for sc in loaded])
     results: dict[int, RunResult] = {}
     last = time.perf_counter()
     for i in order:

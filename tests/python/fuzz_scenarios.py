@@ -191,7 +191,9 @@ def _child(data: dict[str, Any], conn: Connection) -> None:
     try:
         sc = load_scenario(_expand_deep(data))
         sim = _core.Simulation(sc.data)
-        sim.advance(min(float(sim.end), SIM_CAP_S))
+        stop = min(float(sim.end), SIM_CAP_S)
+        sim.plan_snapshots([stop])
+        sim.advance(stop)
         sim.finish()
         conn.send(("ok", "", ""))
     except ScenarioError as e:

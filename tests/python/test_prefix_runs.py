@@ -215,3 +215,27 @@ def test_a_family_over_the_memory_budget_runs_its_members_one_by_one(monkeypatch
     monkeypatch.setattr(simulate, "run", counting)
     shared = run_prefixes([dumbbell(2.0), dumbbell(4.0)])
     assert alone == [2.0, 4.0] and [r.sim_time_s for r in shared] == [2.0, 4.0]
+
+
+def test_results_are_read_at_planned_times_only() -> None:
+    # Senders that take their ACKs ahead of the clock may have run past an
+    # unplanned stop (10 ms samples here): the engine refuses to report
+    # there rather than give a later state, and says how to plan it.
+    from tcpeval import _core
+    from tcpeval.scenario import load_scenario
+
+    data = load_scenario(dumbbell(3.0, probes={"flow_period_ms": 10})).data
+    sim = _core.Simulation(data)
+    sim.advance(1.005)
+    assert not sim.can_report_now and sim.snapshot() is None
+    with pytest.raises(RuntimeError, match="plan_snapshots"):
+        sim.finish()
+    with pytest.raises(RuntimeError, match="before the first advance"):
+        sim.plan_snapshots([2.0])
+    planned = _core.Simulation(data)
+    with pytest.raises(ValueError, match=r"times_s\[1\] = NaN"):
+        planned.plan_snapshots([1.0, float("nan")])
+    planned.plan_snapshots([1.005])
+    planned.advance(1.005)
+    assert planned.can_report_now
+    assert planned.snapshot() is not None

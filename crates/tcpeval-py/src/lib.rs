@@ -236,6 +236,39 @@ impl Simulation {
         Ok(())
     }
 
+    /// Plans snapshots at `times_s` (seconds), before the first `advance`:
+    /// senders that run ahead of the clock stop there, so that `snapshot`
+    /// at those times gives the results of a run that long (see the
+    /// engine's `World::plan_snapshots`).
+    fn plan_snapshots(&mut self, times_s: Vec<f64>) -> PyResult<()> {
+        let world = self
+            .world
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        if world.events_processed() > 0 {
+            return Err(PyRuntimeError::new_err(
+                "plan_snapshots comes before the first advance",
+            ));
+        }
+        for (i, &t) in times_s.iter().enumerate() {
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(PyValueError::new_err(format!(
+                    "times_s[{i}] = {t}: a snapshot time is a finite number of seconds >= 0"
+                )));
+            }
+        }
+        let cuts: Vec<Time> = times_s.iter().map(|&t| Time::from_secs_f64(t)).collect();
+        world.plan_snapshots(&cuts);
+        Ok(())
+    }
+
+    /// True if the results can be read now (`finish`, `snapshot`): at the
+    /// end, at a planned snapshot, or wherever no sender ran ahead.
+    #[getter]
+    fn can_report_now(&self) -> PyResult<bool> {
+        Ok(self.world()?.can_report_now())
+    }
+
     /// Current simulated time, s.
     #[getter]
     fn now(&self) -> PyResult<f64> {
@@ -280,6 +313,13 @@ impl Simulation {
     /// Ends the run where it stands and returns its results as a dict of
     /// numpy columns and lists of per-flow / per-link dicts.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if !self.world()?.can_report_now() {
+            return Err(PyRuntimeError::new_err(format!(
+                "cannot report at {} s: a run stopped before its end reports at a time \
+                 planned with plan_snapshots",
+                self.world()?.now().secs()
+            )));
+        }
         let world = self
             .world
             .take()

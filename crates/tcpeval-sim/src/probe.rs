@@ -51,6 +51,11 @@ impl Recorder {
         }
     }
 
+    /// The samplers' kinds, sampler after sampler.
+    pub fn kinds(&self) -> impl Iterator<Item = SampleKind> + '_ {
+        self.samplers.iter().map(|&(_, k)| k)
+    }
+
     /// Period and kind of sampler `i`.
     pub fn sampler(&self, i: u32) -> (Time, SampleKind) {
         self.samplers[i as usize]

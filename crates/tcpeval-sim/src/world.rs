@@ -40,6 +40,11 @@
 //! schedules an early receiver's ACK sooner): the one way an early
 //! receiver can change a result.
 //!
+//! Early senders, the same idea at the other end: a sender of the table
+//! takes each ACK as soon as its arrival time is known, within a horizon
+//! that keeps what the probes and the results read in step with the clock
+//! (see `world/early_senders.rs`).
+//!
 //! Flows live in slots. The first slots hold the scenario's flows and the
 //! generated long-lived ones (the `flows` table), then one per UDP source,
 //! then short transfers. A transfer's slot is reused once the transfer has
@@ -60,6 +65,8 @@
 //! extra link events per packet and unbounded link tables for thousands of
 //! short flows. Long-lived flows keep their own access links (no delay line).
 
+mod early_senders;
+
 use crate::event::{Event, EventQueue, FlowId, LinkId, TimerKind};
 use crate::flow::{Ends, Flow, FlowMeta, RouteId};
 use crate::net::{Link, Offer};
@@ -73,6 +80,7 @@ use crate::tcp::Connection;
 use crate::time::Time;
 use crate::traffic::generators::{Generators, Host, Transfer, Wake};
 use crate::traffic::ClassInfo;
+use early_senders::{choose_early_senders, EarlySenders};
 use tcpeval_cc::CongestionControl;
 
 /// One hop of a route in the world's flat hop table, where each route's
@@ -138,6 +146,8 @@ pub struct World {
     /// The flows whose receiver runs early, each with its data's last
     /// link, which counts its packets (see the module doc).
     early: Vec<(FlowId, LinkId)>,
+    /// The flows whose sender runs early (see `world/early_senders.rs`).
+    early_senders: EarlySenders,
 }
 
 fn ms(v: f64) -> Time {
@@ -219,6 +229,7 @@ impl World {
         let monitored = plan.monitored;
         fold_links(&mut links, &mut hops, &monitored);
         let early = choose_early(&mut links, &mut hops, &flows, &monitored);
+        let early_senders = choose_early_senders(&mut links, &mut hops, &flows, &meta, &monitored);
         let n_classes = plan.classes.len();
         let mut world = World {
             now: Time::ZERO,
@@ -245,20 +256,23 @@ impl World {
             random_draws: plan.random_draws + cc_draws,
             last_traffic: None,
             early,
+            early_senders,
         };
         let mut traffic = Generators::new(plan.web, plan.udp);
         traffic.start(&mut world);
         world.traffic = traffic;
         world.probes.start(&plan.probes, &mut world.events);
+        let reads = world.probes.kinds().map(|k| k != SampleKind::Queues);
+        world.early_senders.start(world.end, reads);
         world.random_draws += draws_on_this_thread() - draws_before;
         world
     }
 
-    /// The same world with no link folded and no early receiver, every
-    /// link spending a delivery event per packet; call before running. Its
-    /// results are the folded world's (only events scheduled for the same
-    /// picosecond may run in another order): a check on folding and early
-    /// receivers (`tests/folding.rs`).
+    /// The same world with no link folded and no early receiver or sender,
+    /// every link spending a delivery event per packet; call before
+    /// running. Its results are the folded world's (only events scheduled
+    /// for the same picosecond may run in another order): a check on
+    /// folding and early receivers and senders (`tests/folding.rs`).
     pub fn unfolded(mut self) -> World {
         debug_assert_eq!(self.events.processed(), 0);
         for link in &mut self.links {
@@ -268,6 +282,7 @@ impl World {
             hop.counted = false;
         }
         self.early.clear();
+        self.early_senders.clear();
         mark_folded_next(&self.links, &mut self.hops);
         self
     }
@@ -275,6 +290,11 @@ impl World {
     /// Flows whose receiver runs early (see the module doc).
     pub fn early_receivers(&self) -> usize {
         self.early.len()
+    }
+
+    /// Flows whose sender runs early (see `world/early_senders.rs`).
+    pub fn early_senders(&self) -> usize {
+        self.early_senders.len()
     }
 
     /// Current simulated time.
@@ -307,8 +327,13 @@ impl World {
     pub fn advance(&mut self, until: Time) {
         let draws_before = draws_on_this_thread();
         let until = until.min(self.end);
-        while let Some(t) = self.events.peek_time() {
-            if t > until {
+        loop {
+            let next = self.events.peek_time().unwrap_or(Time::NEVER);
+            if self.early_senders.must_pass(next, until) {
+                self.pass_horizon();
+                continue;
+            }
+            if next > until {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
@@ -337,11 +362,7 @@ impl World {
                 generation,
             } => self.on_timer(flow, kind, generation),
             Event::FlowStart(f) => self.on_flow_start(f),
-            Event::FlowStop(f) => {
-                if let Ends::Tcp(c) = &mut self.flows[f as usize].ends {
-                    c.sender.stop();
-                }
-            }
+            Event::FlowStop(f) => self.on_flow_stop(f),
             Event::Sample(i) => self.sample(i),
             Event::DelayExit(f) => self.on_delay_exit(f),
             Event::Traffic(wake) => {
@@ -401,7 +422,7 @@ impl World {
             let hop = self.hops[pkt.hop as usize];
             let l = hop.link;
             let offered = if hop.counted {
-                if hop.last {
+                if hop.last && pkt.is_data() {
                     self.settle_early(pkt.flow, l, self.now);
                 } else {
                     self.links[l as usize].settle_counted(self.now, |_| {});
@@ -418,8 +439,13 @@ impl World {
                         continue;
                     }
                     if hop.counted {
-                        // Not passed on: the route's end, an early receiver.
-                        self.arrive_early(pkt, l, arrival);
+                        // Not passed on: the route's end, an early
+                        // receiver or sender.
+                        if pkt.is_data() {
+                            self.arrive_early(pkt, l, arrival);
+                        } else {
+                            self.arrive_at_early_sender(pkt, arrival);
+                        }
                     } else if schedule {
                         self.events.push(arrival, Event::LinkDelivery(l));
                     }
@@ -644,7 +670,6 @@ impl World {
         let mut out = std::mem::take(&mut self.scratch);
         let fl = &mut self.flows[f as usize];
         let cls = fl.class as usize;
-        let mut completed = false;
         match (&mut fl.ends, pkt.payload) {
             (Ends::Udp { .. }, _) => {
                 fl.data_received += 1;
@@ -660,18 +685,7 @@ impl World {
                 c.received += 1;
                 c.delivered_bytes += n * u64::from(conn.sender.tcb.mss);
             }
-            (Ends::Tcp(conn), ack @ Payload::Ack { .. }) => {
-                conn.on_ack(now, ack, pkt.ecn, &mut out);
-                completed = !fl.done && conn.sender.completed_at.is_some();
-            }
-        }
-        if completed {
-            fl.done = true;
-            if let Some(row) = fl.transfer {
-                self.probes.transfers.end(row, now.secs());
-            }
-            self.class_counters[cls].completed += 1;
-            self.class_active[cls] -= 1;
+            (Ends::Tcp(_), Payload::Ack { .. }) => self.sender_takes(&pkt, now, &mut out),
         }
         if matches!(self.flows[f as usize].ends, Ends::Tcp(_)) {
             self.flush(f, &mut out);
@@ -680,12 +694,41 @@ impl World {
         self.packet_gone(f);
     }
 
+    /// The sender of TCP flow `pkt.flow` takes ACK `pkt` at `at` (the
+    /// clock, or ahead of it for an early sender), its packets onto `out`;
+    /// a transfer's completion is counted at `at`.
+    fn sender_takes(&mut self, pkt: &Packet, at: Time, out: &mut Vec<Packet>) {
+        let fl = &mut self.flows[pkt.flow as usize];
+        let Ends::Tcp(conn) = &mut fl.ends else {
+            unreachable!("an ACK reaches a TCP sender");
+        };
+        conn.on_ack(at, pkt.payload, pkt.ecn, out);
+        if fl.done || conn.sender.completed_at.is_none() {
+            return;
+        }
+        fl.done = true;
+        if let Some(row) = fl.transfer {
+            self.probes.transfers.end(row, at.secs());
+        }
+        let cls = fl.class as usize;
+        self.class_counters[cls].completed += 1;
+        self.class_active[cls] -= 1;
+    }
+
     fn on_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
         let now = self.now;
-        if kind == TimerKind::DelayedAck && self.data_arrives_now(f) {
-            // A segment arriving at the deadline is taken first, as an early
-            // receiver takes it (`Receiver::expire_delack_before`): the
-            // timer's event runs again after the segment's delivery event.
+        let yields = match kind {
+            TimerKind::DelayedAck => self.data_arrives_now(f),
+            TimerKind::Rto => self.ack_arrives_now(f),
+            _ => false,
+        };
+        if yields {
+            // A segment arriving at the delayed-ACK deadline is taken
+            // first, as an early receiver takes it
+            // (`Receiver::expire_delack_before`), and so is an ACK arriving
+            // at the retransmission deadline, as an early sender takes it
+            // (see `early_senders`): the timer's event runs again after the
+            // packet's delivery event.
             self.events.push(
                 now,
                 Event::Timer {
@@ -712,6 +755,27 @@ impl World {
         self.links[self.hops[last].link as usize]
             .head()
             .is_some_and(|(p, t)| t == self.now && p.flow == f && p.is_data())
+    }
+
+    /// True if an ACK of flow `f` reaches its sender now, its delivery
+    /// event (or its delay line's exit) still pending.
+    fn ack_arrives_now(&self, f: FlowId) -> bool {
+        let fl = &self.flows[f as usize];
+        if fl.ack_delay > Time::ZERO {
+            return fl.delay_line.front().is_some_and(|&(t, _)| t == self.now);
+        }
+        let last = route_end(&self.hops, fl.rev);
+        self.links[self.hops[last].link as usize]
+            .head()
+            .is_some_and(|(p, t)| t == self.now && p.flow == f && !p.is_data())
+    }
+
+    /// Flow `f`'s TCP connection.
+    fn connection(&mut self, f: FlowId) -> &mut Connection {
+        match &mut self.flows[f as usize].ends {
+            Ends::Tcp(c) => c,
+            Ends::Udp { .. } => unreachable!("a UDP flow has no TCP connection"),
+        }
     }
 
     /// Sampler `i` takes its sample now and is scheduled again.
@@ -748,13 +812,48 @@ impl World {
             }
         }
         let next = self.now + period;
-        if next <= self.end {
+        let next = if next <= self.end {
             self.events.push_last(next, Event::Sample(i), i);
+            next
+        } else {
+            Time::NEVER
+        };
+        if kind != SampleKind::Queues {
+            // A point of the early senders' horizon.
+            self.early_senders.sampled(i, next);
         }
     }
 
+    /// Plans snapshots at times `cuts` (see [`World::snapshot`]), before
+    /// the run: the early senders stop there (see `world/early_senders.rs`), so
+    /// that the results can be read there.
+    pub fn plan_snapshots(&mut self, cuts: &[Time]) {
+        assert_eq!(
+            self.events.processed(),
+            0,
+            "snapshots are planned before the run"
+        );
+        self.early_senders.plan(cuts);
+    }
+
+    /// True if the results can be read now ([`World::finish`],
+    /// [`World::snapshot`]): at the end of the run, at a planned snapshot
+    /// ([`World::plan_snapshots`]), or wherever no early sender has run
+    /// ahead of the clock (see `world/early_senders.rs`).
+    pub fn can_report_now(&self) -> bool {
+        self.early_senders.current_at(self.now)
+    }
+
     /// Stops the run where it is and collects the results.
+    ///
+    /// # Panics
+    /// If the results cannot be read now ([`World::can_report_now`]): a
+    /// run stopped before its end stops at a planned snapshot.
     pub fn finish(mut self) -> Results {
+        assert!(
+            self.can_report_now(),
+            "a run stopped before its end reports at a planned snapshot (World::plan_snapshots)"
+        );
         let probes = std::mem::take(&mut self.probes);
         self.collect(probes)
     }
@@ -764,7 +863,9 @@ impl World {
     /// `duration_s = D` gives (events up to `D` are the same, and nothing
     /// before the end reads it), unless a traffic generator's event was
     /// handled at exactly `D`: web and UDP sources stop at the end, so the
-    /// shorter run would not have had it. Then `None`, and a run of that
+    /// shorter run would not have had it; or unless `D` was not planned
+    /// ([`World::plan_snapshots`]) and an early sender ran ahead of it.
+    /// Then `None`, and a run of that
     /// duration must be simulated on its own. The world runs on afterwards,
     /// its later results untouched: the only state the snapshot moves is
     /// each link's served packets, which every reader advances to its own
@@ -773,7 +874,7 @@ impl World {
     /// sweep over the run's duration from one run (the Python runner's
     /// prefix families).
     pub fn snapshot(&mut self) -> Option<Results> {
-        if self.last_traffic == Some(self.now) {
+        if self.last_traffic == Some(self.now) || !self.can_report_now() {
             return None;
         }
         let probes = self.probes.clone();

@@ -29,7 +29,9 @@ fn folded_and_unfolded(json: &str, stop_s: Option<f64>) -> (Results, Results) {
         None => w.run(),
         Some(t) => {
             let mut w = w;
-            w.advance(Time::from_secs_f64(t));
+            let t = Time::from_secs_f64(t);
+            w.plan_snapshots(&[t]);
+            w.advance(t);
             w.finish()
         }
     };
@@ -144,9 +146,75 @@ fn early_receivers_give_the_results_of_a_delivery_event_each() {
     let json = dumbbell(12.0, 97.31, 8.37, r#"{"bytes": 2097152}"#, flows, extra);
     let sc = from_json(&json).unwrap();
     assert_eq!(World::new(&sc).unwrap().early_receivers(), 2 + 2 * 12);
+    assert_eq!(World::new(&sc).unwrap().early_senders(), 2 + 2 * 12);
     let r = same_folded_or_not(&json, None);
     assert!(r.transfers.len() > 100 && r.flows.iter().all(|f| f.data_received > 0));
     for t in [3.0, 7.77] {
         same_folded_or_not(&json, Some(t));
     }
+}
+
+#[test]
+fn early_senders_give_the_results_of_a_delivery_event_each() {
+    // Three senders that act on ACKs and timeouts alone, one of them
+    // sending the other way and stopped midway, beside a pacing BBR
+    // and a clocked FAST sender (neither early). The ACKs' last link (the
+    // senders' access links, about 10-20 ms) looks further ahead than the
+    // 10 ms flow samples, and random loss on a 25-packet buffer makes
+    // retransmission timeouts fire. Rates and delays are not round (see
+    // `early_receivers_give_the_results_of_a_delivery_event_each`).
+    let flows = r#"{"algorithm": "reno", "rtt_ms": 83.17},
+                   {"algorithm": "cubic", "rtt_ms": 61.9, "start_s": 0.51},
+                   {"algorithm": "htcp", "rtt_ms": 47.3, "start_s": 1.07, "direction": "reverse",
+                    "stop_s": 9.313},
+                   {"algorithm": "bbr", "rtt_ms": 70.1},
+                   {"algorithm": "fast", "rtt_ms": 70.1, "start_s": 2.3}"#;
+    let extra =
+        r#", "probes": {"flow_period_ms": 10, "queue_period_ms": 7, "class_period_ms": 33}"#;
+    let json = dumbbell(16.0, 31.37, 5.11, r#"{"packets": 25}"#, flows, extra).replace(
+        r#""delay_ms": 5.11,"#,
+        r#""delay_ms": 5.11, "loss": 0.003,"#,
+    );
+    let sc = from_json(&json).unwrap();
+    assert_eq!(World::new(&sc).unwrap().early_senders(), 3);
+    let r = same_folded_or_not(&json, None);
+    assert!(r.flows[..2].iter().all(|f| f.timeouts > 0), "{:?}", r.flows);
+    // The stopped flow sent nothing new after its stop: its last samples'
+    // sent counts stop growing once its outstanding data is through.
+    let s = &r.flow_series;
+    let sent_at = |t: f64| {
+        (0..s.time.len())
+            .filter(|&k| s.flow[k] == 2 && s.time[k] <= t + 1e-9)
+            .map(|k| s.sent[k])
+            .next_back()
+            .expect("a sample")
+    };
+    assert!(sent_at(9.3) > 0 && sent_at(14.0) == sent_at(15.99));
+    // Stopped midway (ACKs ahead of the clock still pending), on and off
+    // the sampling grid and at the flow's stop.
+    for t in [4.0, 9.313, 12.3456] {
+        same_folded_or_not(&json, Some(t));
+    }
+}
+
+#[test]
+fn early_senders_with_ecn_give_the_results_of_a_delivery_event_each() {
+    // DCTCP senders (their receivers echo ECN, so not early receivers)
+    // behind a step-marking bottleneck: ECN echoes reach an early sender.
+    let flows = r#"{"algorithm": "dctcp", "rtt_ms": 2.173},
+                   {"algorithm": "dctcp", "rtt_ms": 3.91, "start_s": 0.137}"#;
+    let json = dumbbell(3.0, 97.3, 0.51, r#"{"packets": 200}"#, flows, "").replace(
+        r#""buffer": {"packets": 200}"#,
+        r#""buffer": {"packets": 200}, "queue": {"kind": "step", "mark_threshold": 20}"#,
+    );
+    let sc = from_json(&json).unwrap();
+    let w = World::new(&sc).unwrap();
+    assert_eq!((w.early_senders(), w.early_receivers()), (2, 0));
+    let r = same_folded_or_not(&json, None);
+    assert!(
+        r.flows.iter().all(|f| f.ece_reductions > 0),
+        "{:?}",
+        r.flows
+    );
+    same_folded_or_not(&json, Some(1.2345));
 }

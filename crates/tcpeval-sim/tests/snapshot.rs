@@ -37,6 +37,8 @@ fn world(json: &str) -> World {
 /// then checks that the snapshots left the run's own end unchanged.
 fn prefixes_match(json: &str, cuts: &[f64]) {
     let mut long = world(json);
+    let planned: Vec<Time> = cuts.iter().map(|&d| Time::from_secs_f64(d)).collect();
+    long.plan_snapshots(&planned);
     for &d in cuts {
         long.advance(Time::from_secs_f64(d));
         let snap = long.snapshot().expect("no traffic event at the cut");
@@ -135,9 +137,76 @@ fn a_traffic_event_at_the_cut_refuses_the_snapshot() {
     long.advance(Time::from_secs_f64(2.4));
     assert!(long.snapshot().is_none());
     let mut at_the_cut = world(&json);
+    at_the_cut.plan_snapshots(&[Time::from_secs_f64(2.4)]);
     at_the_cut.advance(Time::from_secs_f64(2.4));
     let short = world(&with_duration(&json, 2.4)).run();
     assert_ne!(everything(&at_the_cut.finish()), everything(&short));
     // Off the datagrams' grid, the snapshot is exact again.
     prefixes_match(&json, &[2.4006]);
+}
+
+#[test]
+fn early_senders_give_the_same_run_however_it_is_cut_into_advances() {
+    // Early senders take their ACKs ahead of the clock up to fixed points
+    // (samples, planned snapshots, the end), never up to where an
+    // `advance` stops: advancing in uneven steps gives the one run
+    // `run` gives, bit for bit. Flow samples every 10 ms, shorter than
+    // the ACKs' last links (about 15-25 ms), random loss, round numbers
+    // (ties at one picosecond).
+    let json = dumbbell(
+        8.0,
+        20.0,
+        10.0,
+        r#"{"packets": 60}, "loss": 0.001"#,
+        r#"{"algorithm": "cubic", "rtt_ms": 80}, {"algorithm": "reno", "rtt_ms": 120, "start_s": 1}"#,
+        r#", "probes": {"flow_period_ms": 10, "queue_period_ms": 10}"#,
+    );
+    let whole = world(&json).run();
+    let mut stepped = world(&json);
+    assert_eq!(stepped.early_senders(), 2);
+    let mut t = 0.0;
+    let mut step = 0.0017;
+    while t < 8.0 {
+        t += step;
+        step *= 1.37;
+        stepped.advance(Time::from_secs_f64(t));
+    }
+    assert_eq!(everything(&stepped.finish()), everything(&whole));
+}
+
+#[test]
+fn an_unplanned_snapshot_the_early_senders_ran_past_is_refused() {
+    // 4.005 s is between two 10 ms samples: the senders may have taken
+    // ACKs up to 4.01 s. Unplanned, the snapshot says no, and the run
+    // goes on to its own results; planned, it is exact.
+    let json = dumbbell(
+        6.0,
+        20.0,
+        10.0,
+        r#"{"packets": 60}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 80}"#,
+        r#", "probes": {"flow_period_ms": 10}"#,
+    );
+    let mut long = world(&json);
+    long.advance(Time::from_secs_f64(4.005));
+    assert!(!long.can_report_now());
+    assert!(long.snapshot().is_none());
+    assert_eq!(everything(&long.run()), everything(&world(&json).run()));
+    prefixes_match(&json, &[4.005]);
+}
+
+#[test]
+#[should_panic(expected = "planned snapshot")]
+fn finishing_where_the_early_senders_ran_past_is_refused() {
+    let json = dumbbell(
+        6.0,
+        20.0,
+        10.0,
+        r#"{"packets": 60}"#,
+        r#"{"algorithm": "reno", "rtt_ms": 80}"#,
+        r#", "probes": {"flow_period_ms": 10}"#,
+    );
+    let mut w = world(&json);
+    w.advance(Time::from_secs_f64(4.005));
+    w.finish();
 }

@@ -930,6 +930,31 @@ impl Sender {
         self.try_send(now, out);
     }
 
+    /// True if this sender acts only on its ACKs and its retransmission
+    /// timer: no pacing (option `pacing`, or an algorithm that sets cwnd
+    /// and pacing itself, as BBR's `init` turns pacing on) and no clock of
+    /// the algorithm (FAST). Such a sender may take its ACKs ahead of the
+    /// world's clock (an early sender, see `world::early_senders`). Read
+    /// before [`Sender::start`].
+    pub fn acts_on_acks_and_rto_alone(&self) -> bool {
+        !self.tcb.pacing && !self.cc_control && self.cc.timer_period().is_none()
+    }
+
+    /// Deadline of the retransmission timer; `Time::NEVER` when stopped.
+    pub fn rto_deadline(&self) -> Time {
+        self.rto_timer.deadline
+    }
+
+    /// The retransmission timer expires now, at its deadline `now`, ahead
+    /// of its heap event (an early sender's timer due before an ACK it
+    /// takes): as [`Sender::on_rto_event`] would. The pending heap event,
+    /// when it fires, finds the timer stopped or re-armed later.
+    pub fn expire_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
+        debug_assert_eq!(self.rto_timer.deadline, now);
+        self.rto_timer.stop();
+        self.on_rto(now, out);
+    }
+
     /// The heap event of the retransmission timer with `generation` fires
     /// at `now`: the timeout is handled if the timer really expired.
     pub fn on_rto_event(&mut self, generation: u32, now: Time, out: &mut Vec<Packet>) {
@@ -1035,6 +1060,39 @@ mod tests {
         let mut out = Vec::new();
         s.start(Time::ZERO, &mut out);
         (s, out)
+    }
+
+    #[test]
+    fn a_sender_acts_on_acks_and_rto_alone_unless_it_paces_or_has_a_clock() {
+        // What an early sender relies on (`world::early_senders`): read
+        // before `start`, the answer must hold after the algorithm's
+        // `init` too. Every registered algorithm, with and without the
+        // `pacing` option: pacing on or a clock of the algorithm's armed
+        // means the sender is not one.
+        let mut alone = Vec::new();
+        for name in tcpeval_cc::registry::names() {
+            for pacing in [false, true] {
+                let cfg = TcpConfig {
+                    pacing,
+                    ..TcpConfig::default()
+                };
+                let cc = tcpeval_cc::build(name, &serde_json::json!({})).unwrap();
+                let mut s = Sender::new(0, cfg, cc, None);
+                let before = s.acts_on_acks_and_rto_alone();
+                s.start(Time::ZERO, &mut Vec::new());
+                let acts_alone = !s.tcb.pacing && !s.cc_timer.is_armed() && !s.cc_control;
+                assert_eq!(before, acts_alone, "{name}, pacing {pacing}");
+                if before {
+                    alone.push(name);
+                }
+            }
+        }
+        for name in ["bbr", "fast"] {
+            assert!(!alone.contains(&name), "{name}");
+        }
+        for name in ["reno", "cubic", "htcp", "vegas", "yeah", "dctcp"] {
+            assert!(alone.contains(&name), "{name}");
+        }
     }
 
     fn seqs(out: &mut Vec<Packet>) -> Vec<u64> {
