@@ -665,6 +665,10 @@ impl World {
 
     /// A packet reaches the endpoint at the end of its route.
     fn arrive(&mut self, pkt: Packet) {
+        if !pkt.is_data() {
+            self.ack_arrives(pkt);
+            return;
+        }
         let f = pkt.flow;
         let now = self.now;
         let mut out = std::mem::take(&mut self.scratch);
@@ -685,11 +689,29 @@ impl World {
                 c.received += 1;
                 c.delivered_bytes += n * u64::from(conn.sender.tcb.mss);
             }
-            (Ends::Tcp(_), Payload::Ack { .. }) => self.sender_takes(&pkt, now, &mut out),
+            (Ends::Tcp(_), Payload::Ack { .. }) => unreachable!("ACKs arrive in `ack_arrives`"),
         }
         if matches!(self.flows[f as usize].ends, Ends::Tcp(_)) {
             self.flush(f, &mut out);
         }
+        self.scratch = out;
+        self.packet_gone(f);
+    }
+
+    /// ACK `pkt` reaches its sender now. A retransmission timeout due at
+    /// this very time comes first, as it does for an early sender (see
+    /// `world/early_senders.rs`) and in ns-2, whose scheduler runs the
+    /// timer, set before the ACK's arrival was, first.
+    fn ack_arrives(&mut self, pkt: Packet) {
+        let f = pkt.flow;
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.scratch);
+        if self.flows[f as usize].sender().rto_deadline() == now {
+            self.connection(f).sender.expire_rto(now, &mut out);
+            self.flush(f, &mut out);
+        }
+        self.sender_takes(&pkt, now, &mut out);
+        self.flush(f, &mut out);
         self.scratch = out;
         self.packet_gone(f);
     }
@@ -717,18 +739,10 @@ impl World {
 
     fn on_timer(&mut self, f: FlowId, kind: TimerKind, generation: u32) {
         let now = self.now;
-        let yields = match kind {
-            TimerKind::DelayedAck => self.data_arrives_now(f),
-            TimerKind::Rto => self.ack_arrives_now(f),
-            _ => false,
-        };
-        if yields {
-            // A segment arriving at the delayed-ACK deadline is taken
-            // first, as an early receiver takes it
-            // (`Receiver::expire_delack_before`), and so is an ACK arriving
-            // at the retransmission deadline, as an early sender takes it
-            // (see `early_senders`): the timer's event runs again after the
-            // packet's delivery event.
+        if kind == TimerKind::DelayedAck && self.data_arrives_now(f) {
+            // A segment arriving at the deadline is taken first, as an early
+            // receiver takes it (`Receiver::expire_delack_before`): the
+            // timer's event runs again after the segment's delivery event.
             self.events.push(
                 now,
                 Event::Timer {
@@ -755,19 +769,6 @@ impl World {
         self.links[self.hops[last].link as usize]
             .head()
             .is_some_and(|(p, t)| t == self.now && p.flow == f && p.is_data())
-    }
-
-    /// True if an ACK of flow `f` reaches its sender now, its delivery
-    /// event (or its delay line's exit) still pending.
-    fn ack_arrives_now(&self, f: FlowId) -> bool {
-        let fl = &self.flows[f as usize];
-        if fl.ack_delay > Time::ZERO {
-            return fl.delay_line.front().is_some_and(|&(t, _)| t == self.now);
-        }
-        let last = route_end(&self.hops, fl.rev);
-        self.links[self.hops[last].link as usize]
-            .head()
-            .is_some_and(|(p, t)| t == self.now && p.flow == f && !p.is_data())
     }
 
     /// Flow `f`'s TCP connection.

@@ -946,8 +946,8 @@ impl Sender {
     }
 
     /// The retransmission timer expires now, at its deadline `now`, ahead
-    /// of its heap event (an early sender's timer due before an ACK it
-    /// takes): as [`Sender::on_rto_event`] would. The pending heap event,
+    /// of its heap event (due before or at an ACK the sender takes), as
+    /// [`Sender::on_rto_event`] would. The pending heap event,
     /// when it fires, finds the timer stopped or re-armed later.
     pub fn expire_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
         debug_assert_eq!(self.rto_timer.deadline, now);

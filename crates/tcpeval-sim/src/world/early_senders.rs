@@ -15,12 +15,12 @@
 //! clock as before.
 //!
 //! The sender's timeline stays in order by itself. Before it takes an ACK
-//! at time `t`, its retransmission timer expires if due before `t`
+//! at time `t`, its retransmission timer expires if due by `t`
 //! ([`crate::tcp::Sender::expire_rto`]), and the flow's stop applies if it
-//! falls at or before `t` (a stop event runs before an ACK at its time), so
-//! its packets enter their first link in time order. A retransmission
-//! deadline at the very time of an ACK's arrival yields to the ACK, early
-//! or not (`World::on_timer`).
+//! falls by `t` (a stop event runs before an ACK at its time), so its
+//! packets enter their first link in time order. A timeout due at the very
+//! time of an ACK's arrival comes first, early sender or not
+//! (`World::ack_arrives`).
 //!
 //! The horizon. What the sender changes is read by others at the clock:
 //! the flow probes read its window and counters, the class probes its
@@ -207,15 +207,15 @@ impl World {
     }
 
     /// Early sender `i` takes ACK `pkt` at `at`, ahead of the clock: first
-    /// its retransmission timer if due before, and its stop if due by then
-    /// (see the module doc).
+    /// its retransmission timer and its stop if due by then (see the
+    /// module doc).
     fn take_ack_early(&mut self, i: usize, pkt: Packet, at: Time) {
         let f = self.early_senders.senders[i].flow;
         self.early_senders.ran_to = self.early_senders.ran_to.max(at);
         let mut out = std::mem::take(&mut self.scratch);
         loop {
             let deadline = self.flows[f as usize].sender().rto_deadline();
-            if deadline >= at {
+            if deadline > at {
                 break; // also when stopped: `Time::NEVER` is the largest time
             }
             self.apply_stop_by(i, deadline);
