@@ -3,9 +3,9 @@
 //! spends no delivery event at the sender (one event fewer per ACK).
 //!
 //! Which flows. A flow of the `flows` table with no ACK delay line, whose
-//! sender acts on nothing but its ACKs and its
-//! retransmission timer ([`crate::tcp::Sender::acts_on_acks_and_rto_alone`]:
-//! no pacing, no clock of the algorithm), whose ACKs' last link is folded
+//! sender acts on nothing but its ACKs and its retransmission timer
+//! ([`crate::tcp::Sender::acts_on_acks_and_rto_alone`]: no pacing, no
+//! clock of the algorithm), whose ACKs' last link is folded
 //! and carries this route alone (its arrival time is known when the link
 //! before accepts the ACK), and whose data's first link carries this route
 //! alone, unprobed, with no active queue discipline, not feeding a folded
@@ -36,8 +36,9 @@
 //! their arrival. The points are fixed by the scenario, so a run gives
 //! the same results however it is cut into [`World::advance`]s; but
 //! between two points the senders may run ahead of the clock, and the
-//! results can be read only at a point ([`World::finish`] checks).
-
+//! results can be read only at a point, or where no sender ran ahead
+//! ([`World::can_report_now`]; [`World::finish`] checks).
+//!
 //! As with early receivers, events at the same picosecond may run in
 //! another order than with a delivery event per ACK (the sender's packets
 //! are scheduled sooner): the one way an early sender can change a result.
