@@ -174,19 +174,25 @@ fn early_senders_give_the_same_run_however_it_is_cut_into_advances() {
     assert_eq!(everything(&stepped.finish()), everything(&whole));
 }
 
-#[test]
-fn an_unplanned_snapshot_the_early_senders_ran_past_is_refused() {
-    // 4.005 s is between two 10 ms samples: the senders may have taken
-    // ACKs up to 4.01 s. Unplanned, the snapshot says no, and the run
-    // goes on to its own results; planned, it is exact.
-    let json = dumbbell(
+/// One Reno flow, an early sender, on a 6 s dumbbell with 10 ms flow
+/// samples.
+fn reno_with_10ms_flow_samples() -> String {
+    dumbbell(
         6.0,
         20.0,
         10.0,
         r#"{"packets": 60}"#,
         r#"{"algorithm": "reno", "rtt_ms": 80}"#,
         r#", "probes": {"flow_period_ms": 10}"#,
-    );
+    )
+}
+
+#[test]
+fn an_unplanned_snapshot_the_early_senders_ran_past_is_refused() {
+    // 4.005 s is between two 10 ms samples: the senders may have taken
+    // ACKs up to 4.01 s. Unplanned, the snapshot says no, and the run
+    // goes on to its own results; planned, it is exact.
+    let json = reno_with_10ms_flow_samples();
     let mut long = world(&json);
     long.advance(Time::from_secs_f64(4.005));
     assert!(!long.can_report_now());
@@ -198,14 +204,7 @@ fn an_unplanned_snapshot_the_early_senders_ran_past_is_refused() {
 #[test]
 #[should_panic(expected = "planned snapshot")]
 fn finishing_where_the_early_senders_ran_past_is_refused() {
-    let json = dumbbell(
-        6.0,
-        20.0,
-        10.0,
-        r#"{"packets": 60}"#,
-        r#"{"algorithm": "reno", "rtt_ms": 80}"#,
-        r#", "probes": {"flow_period_ms": 10}"#,
-    );
+    let json = reno_with_10ms_flow_samples();
     let mut w = world(&json);
     w.advance(Time::from_secs_f64(4.005));
     w.finish();
