@@ -208,10 +208,17 @@ struct Simulation {
 
 impl Simulation {
     fn world(&self) -> PyResult<&World> {
-        self.world
-            .as_ref()
-            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))
+        self.world.as_ref().ok_or_else(finished)
     }
+
+    fn world_mut(&mut self) -> PyResult<&mut World> {
+        self.world.as_mut().ok_or_else(finished)
+    }
+}
+
+/// The error for a call on a simulation that `finish` ended.
+fn finished() -> PyErr {
+    PyRuntimeError::new_err("simulation already finished")
 }
 
 #[pymethods]
@@ -227,10 +234,7 @@ impl Simulation {
 
     /// Runs every event up to `until_s` seconds (without the GIL).
     fn advance(&mut self, py: Python<'_>, until_s: f64) -> PyResult<()> {
-        let world = self
-            .world
-            .as_mut()
-            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let world = self.world_mut()?;
         let until = Time::from_secs_f64(until_s);
         py.allow_threads(|| world.advance(until));
         Ok(())
@@ -241,10 +245,7 @@ impl Simulation {
     /// at those times gives the results of a run that long (see the
     /// engine's `World::plan_snapshots`).
     fn plan_snapshots(&mut self, times_s: Vec<f64>) -> PyResult<()> {
-        let world = self
-            .world
-            .as_mut()
-            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let world = self.world_mut()?;
         if world.events_processed() > 0 {
             return Err(PyRuntimeError::new_err(
                 "plan_snapshots comes before the first advance",
@@ -300,10 +301,7 @@ impl Simulation {
     /// event fell at exactly `D`, which that run would not have had (see
     /// `World::snapshot`).
     fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let world = self
-            .world
-            .as_mut()
-            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let world = self.world_mut()?;
         match py.allow_threads(|| world.snapshot()) {
             Some(r) => results_to_py(py, r).map(Some),
             None => Ok(None),
@@ -320,10 +318,7 @@ impl Simulation {
                 self.world()?.now().secs()
             )));
         }
-        let world = self
-            .world
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("simulation already finished"))?;
+        let world = self.world.take().ok_or_else(finished)?;
         let r = py.allow_threads(|| world.finish());
         results_to_py(py, r)
     }
