@@ -28,10 +28,12 @@
 //! taken ([`crate::tcp::Receiver::expire_delack_before`]), and its ACKs
 //! enter their link, a folded link then (counted in the past), in time
 //! order. What the world counts per arrival (packets received and
-//! delivered, per flow and class) waits in the last link
-//! ([`Link::offer_counted`]) until the clock passes the arrival, and is
-//! counted before anything reads it: the probes' samples (which run after
-//! all else at their time) and the results. A delayed-ACK deadline at the
+//! delivered, per flow and class) is counted by the last link
+//! ([`Link::offer_counted`]) up to the horizon, the next time anything
+//! reads it: a flow or class sample (which runs after all else at its
+//! time), a planned snapshot or the end (see `world/horizon.rs`); an
+//! arrival past the horizon waits in the link until a later count passes
+//! it, and is counted before anything reads it. A delayed-ACK deadline at the
 //! very time of a segment's arrival yields to the segment, early or not.
 //! Only flows of the `flows` table qualify, with no delay line and no ECN
 //! echo; a host group's receivers share their uplink. As with folding,
@@ -66,6 +68,7 @@
 //! short flows. Long-lived flows keep their own access links (no delay line).
 
 mod early_senders;
+mod horizon;
 
 use crate::event::{Event, EventQueue, FlowId, LinkId, TimerKind};
 use crate::flow::{Ends, Flow, FlowMeta, RouteId};
@@ -81,6 +84,7 @@ use crate::time::Time;
 use crate::traffic::generators::{Generators, Host, Transfer, Wake};
 use crate::traffic::ClassInfo;
 use early_senders::{choose_early_senders, EarlySenders};
+use horizon::Horizon;
 use tcpeval_cc::CongestionControl;
 
 /// One hop of a route in the world's flat hop table, where each route's
@@ -148,6 +152,9 @@ pub struct World {
     early: Vec<(FlowId, LinkId)>,
     /// The flows whose sender runs early (see `world/early_senders.rs`).
     early_senders: EarlySenders,
+    /// How far ahead of the clock early receivers and senders act and
+    /// count (see `world/horizon.rs`).
+    horizon: Horizon,
 }
 
 fn ms(v: f64) -> Time {
@@ -257,13 +264,15 @@ impl World {
             last_traffic: None,
             early,
             early_senders,
+            horizon: Horizon::default(),
         };
         let mut traffic = Generators::new(plan.web, plan.udp);
         traffic.start(&mut world);
         world.traffic = traffic;
         world.probes.start(&plan.probes, &mut world.events);
         let reads = world.probes.kinds().map(|k| k != SampleKind::Queues);
-        world.early_senders.start(world.end, reads);
+        let ahead = !world.early.is_empty() || world.early_senders.len() > 0;
+        world.horizon.start(world.end, reads, ahead);
         world.random_draws += draws_on_this_thread() - draws_before;
         world
     }
@@ -283,6 +292,7 @@ impl World {
         }
         self.early.clear();
         self.early_senders.clear();
+        self.horizon.deactivate();
         mark_folded_next(&self.links, &mut self.hops);
         self
     }
@@ -329,7 +339,7 @@ impl World {
         let until = until.min(self.end);
         loop {
             let next = self.events.peek_time().unwrap_or(Time::NEVER);
-            if self.early_senders.must_pass(next, until) {
+            if self.horizon.must_pass(next, until) {
                 self.pass_horizon();
                 continue;
             }
@@ -422,12 +432,15 @@ impl World {
             let hop = self.hops[pkt.hop as usize];
             let l = hop.link;
             let offered = if hop.counted {
+                // Nothing reads the counts before the horizon: count up to
+                // it now, this packet too if it arrives by then.
+                let by = self.horizon.at();
                 if hop.last && pkt.is_data() {
-                    self.settle_early(pkt.flow, l, self.now);
+                    self.settle_early(pkt.flow, l, by);
                 } else {
-                    self.links[l as usize].settle_counted(self.now, |_| {});
+                    self.links[l as usize].settle_counted(by, |_| {});
                 }
-                self.links[l as usize].offer_counted(&mut pkt, t)
+                self.links[l as usize].offer_counted(&mut pkt, t, by)
             } else {
                 self.links[l as usize].offer(&mut pkt, t, !hop.next_folded)
             };
@@ -633,7 +646,12 @@ impl World {
             unreachable!("an early receiver is a TCP flow's");
         };
         let n = c.receiver.on_data(seq, tsval, pkt.ecn, at, &mut out);
-        self.links[l as usize].credit_last(n as u32);
+        if !self.links[l as usize].credit_last(n as u32) {
+            // The link counted the arrival at once: so does the world.
+            let fl = &mut self.flows[f as usize];
+            let mss = u64::from(fl.sender().tcb.mss);
+            count_arrival(fl, &mut self.class_counters[fl.class as usize], mss, n);
+        }
         self.flush_at(f, &mut out, at);
         self.scratch = out;
     }
@@ -646,12 +664,7 @@ impl World {
         let mss = u64::from(fl.sender().tcb.mss);
         let class = &mut self.class_counters[fl.class as usize];
         self.links[l as usize].settle_counted(cut, |delivered| {
-            let n = u64::from(delivered);
-            fl.data_received += 1;
-            fl.delivered_pkts += n;
-            fl.in_network -= 1;
-            class.received += 1;
-            class.delivered_bytes += n * mss;
+            count_arrival(fl, class, mss, u64::from(delivered));
         });
     }
 
@@ -820,8 +833,8 @@ impl World {
             Time::NEVER
         };
         if kind != SampleKind::Queues {
-            // A point of the early senders' horizon.
-            self.early_senders.sampled(i, next);
+            // A point of the horizon.
+            self.horizon.sampled(i, next);
         }
     }
 
@@ -834,7 +847,7 @@ impl World {
             0,
             "snapshots are planned before the run"
         );
-        self.early_senders.plan(cuts);
+        self.horizon.plan(cuts);
     }
 
     /// True if the results can be read now ([`World::finish`],
@@ -842,7 +855,7 @@ impl World {
     /// ([`World::plan_snapshots`]), or wherever no early sender has run
     /// ahead of the clock (see `world/early_senders.rs`).
     pub fn can_report_now(&self) -> bool {
-        self.early_senders.current_at(self.now)
+        self.horizon.current_at(self.now) && self.links.iter().all(|l| l.counted_to() <= self.now)
     }
 
     /// Stops the run where it is and collects the results.
@@ -1042,6 +1055,17 @@ impl Host for World {
             self.now,
         );
     }
+}
+
+/// Counts the arrival at an early receiver of a data packet of flow `fl`
+/// in class `class`, which delivered `n` packets of `mss` bytes in order,
+/// as [`World::arrive`] counts an arrival.
+fn count_arrival(fl: &mut Flow, class: &mut ClassCounters, mss: u64, n: u64) {
+    fl.data_received += 1;
+    fl.delivered_pkts += n;
+    fl.in_network -= 1;
+    class.received += 1;
+    class.delivered_bytes += n * mss;
 }
 
 /// Index in `hops` of the last hop of the route starting at `first`.

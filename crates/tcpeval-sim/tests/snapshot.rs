@@ -209,3 +209,26 @@ fn finishing_where_the_early_senders_ran_past_is_refused() {
     w.advance(Time::from_secs_f64(4.005));
     w.finish();
 }
+
+#[test]
+fn an_unplanned_snapshot_the_early_receivers_counted_past_is_refused() {
+    // A BBR flow paces, so its sender is not early, but its receiver is:
+    // its last link counts arrivals up to the next 10 ms sample, 4.01 s,
+    // ahead of the clock. Unplanned at 4.005 s the snapshot says no, and
+    // the run goes on to its own results; planned, it is exact.
+    let json = dumbbell(
+        6.0,
+        20.0,
+        10.0,
+        r#"{"packets": 60}"#,
+        r#"{"algorithm": "bbr", "rtt_ms": 80}"#,
+        r#", "probes": {"flow_period_ms": 10}"#,
+    );
+    let mut long = world(&json);
+    assert_eq!((long.early_receivers(), long.early_senders()), (1, 0));
+    long.advance(Time::from_secs_f64(4.005));
+    assert!(!long.can_report_now());
+    assert!(long.snapshot().is_none());
+    assert_eq!(everything(&long.run()), everything(&world(&json).run()));
+    prefixes_match(&json, &[4.005]);
+}

@@ -45,12 +45,16 @@
 //! packet back with its arrival time, and keeps only what the counters
 //! need, with a number the world attaches ([`Link::credit_last`]: the
 //! packets the arrival delivered in order). [`Link::settle_counted`]
-//! counts the packets whose arrival is in the past and returns their
-//! numbers, so that what the world counts per arrival is counted at the
-//! arrival's time, as a delivery event would have. An early receiver's
+//! counts the packets whose arrival is not after a time the world gives
+//! and returns their numbers, so that what the world counts per arrival is
+//! counted by the time anything reads it, as a delivery event would have
+//! counted it. An early receiver's
 //! ACK link, offered ahead of the clock too, is counted the same way when
 //! it passes its packets on to a folded link (it then has no delivery
-//! event of its own to count them at).
+//! event of its own to count them at). Where nothing reads the counts
+//! before a time the world gives (the horizon, see `world/horizon.rs`), a
+//! packet arriving by then, with none waiting before it, is counted at
+//! once and kept not at all: sums and maxima, the same whenever counted.
 //!
 //! The dequeue kind. A discipline that decides when a packet leaves the
 //! queue (CoDel, FQ-CoDel: [`Dequeuer`]) holds the packets waiting itself,
@@ -148,7 +152,9 @@ enum Hold {
     /// Nothing: the caller passes the packet on at its arrival time.
     PassOn,
     /// What the counters need, until [`Link::settle_counted`] passes its
-    /// arrival time (a counted link, see the module doc).
+    /// arrival time (a counted link, see the module doc); nothing if it
+    /// arrives by the time [`Link::offer_counted`] gives with nothing
+    /// waiting before it: counted at once.
     Count,
 }
 
@@ -187,6 +193,9 @@ pub struct Link {
     folded_entries: Fifo<FoldedEntry>,
     last_dep_end: Time,
     last_arrive: Time,
+    /// On a counted link, the latest arrival counted (see
+    /// [`Link::counted_to`]).
+    counted_to: Time,
     /// Serialization times of the sizes this link carries.
     tx_memo: TxTimeMemo,
     /// Random loss and the queue discipline, if any (`None`: a lossless
@@ -246,6 +255,7 @@ impl Link {
             folded_entries: Fifo::new(),
             last_dep_end: Time::ZERO,
             last_arrive: Time::ZERO,
+            counted_to: Time::ZERO,
             tx_memo: TxTimeMemo::default(),
             extras: loss.map(|loss| {
                 Box::new(Extras {
@@ -417,41 +427,60 @@ impl Link {
     /// discipline's CE mark is set on `pkt` itself, so the caller's copy
     /// and the kept one both carry it.
     pub fn offer(&mut self, pkt: &mut Packet, t: Time, keep: bool) -> Offer {
-        self.accept(pkt, t, if keep { Hold::Deliver } else { Hold::PassOn })
+        let hold = if keep { Hold::Deliver } else { Hold::PassOn };
+        self.accept(pkt, t, hold, Time::ZERO)
     }
 
     /// Offers `pkt` to a counted link (a folded link before an early
     /// receiver, see the module doc) at time `t`: as [`Link::offer`]
     /// without keeping the packet, which the caller hands to its receiver
-    /// at the arrival time returned. What the counters need stays until
-    /// [`Link::settle_counted`] passes that time.
-    pub fn offer_counted(&mut self, pkt: &mut Packet, t: Time) -> Offer {
+    /// at the arrival time returned. If the packet arrives by `count_by`
+    /// (a time before which nothing reads the counters) and no packet
+    /// waits to be counted before it, it is counted at once; otherwise what
+    /// the counters need stays until [`Link::settle_counted`] passes its
+    /// arrival.
+    pub fn offer_counted(&mut self, pkt: &mut Packet, t: Time, count_by: Time) -> Offer {
         debug_assert!(self.folded, "only a folded link counts ahead of the clock");
-        self.accept(pkt, t, Hold::Count)
+        self.accept(pkt, t, Hold::Count, count_by)
     }
 
-    /// Attaches `credit` to the packet last accepted by [`Link::offer_counted`].
-    pub fn credit_last(&mut self, credit: u32) {
-        if let Some(e) = self.folded_entries.back_mut() {
-            e.credit = credit;
+    /// Attaches `credit` to the packet last accepted by
+    /// [`Link::offer_counted`], if it waits to be counted; false if it was
+    /// counted at once, so that the caller counts its credit itself.
+    pub fn credit_last(&mut self, credit: u32) -> bool {
+        match self.folded_entries.back_mut() {
+            Some(e) => {
+                e.credit = credit;
+                true
+            }
+            None => false,
         }
     }
 
     /// On a counted link: counts every packet whose arrival is not after
-    /// `now`, oldest first, and calls `settled` with each one's credit.
-    pub fn settle_counted(&mut self, now: Time, mut settled: impl FnMut(u32)) {
+    /// `cut` (which may be ahead of the clock), oldest first, and calls
+    /// `settled` with each one's credit.
+    pub fn settle_counted(&mut self, cut: Time, mut settled: impl FnMut(u32)) {
         while let Some(&arrive) = self.arrivals.front() {
-            if arrive > now {
+            if arrive > cut {
                 break;
             }
+            self.counted_to = arrive;
             self.arrivals.pop_front();
             let e = self
                 .folded_entries
                 .pop_front()
                 .expect("one entry per arrival");
-            self.count_arrived(&e);
+            self.count_arrived(e.qlen, e.size);
             settled(e.credit);
         }
+    }
+
+    /// The latest arrival a counted link has counted (`Time::ZERO` if
+    /// none): its counters are those of that time, perhaps ahead of the
+    /// clock.
+    pub fn counted_to(&self) -> Time {
+        self.counted_to
     }
 
     /// Packets a counted link accepted whose arrival is still ahead (after
@@ -462,9 +491,10 @@ impl Link {
         self.arrivals.len() - self.transit.len()
     }
 
-    /// [`Link::offer`]'s work, the accepted packet held as `hold` says.
+    /// [`Link::offer`]'s work, the accepted packet held as `hold` says
+    /// (`count_by`: see [`Link::offer_counted`]).
     #[inline(always)]
-    fn accept(&mut self, pkt: &mut Packet, t: Time, hold: Hold) -> Offer {
+    fn accept(&mut self, pkt: &mut Packet, t: Time, hold: Hold, count_by: Time) -> Offer {
         let count = !self.folded;
         if count {
             self.counters.arrivals += 1;
@@ -516,6 +546,10 @@ impl Link {
         match hold {
             Hold::Deliver => self.keep(*pkt, t, dep_end, arrive, qlen),
             Hold::PassOn => {}
+            Hold::Count if arrive <= count_by && self.arrivals.is_empty() => {
+                self.count_arrived(qlen, pkt.size);
+                self.counted_to = arrive;
+            }
             Hold::Count => {
                 self.arrivals.push_back(arrive);
                 self.note_folded(t, dep_end, qlen, pkt.size);
@@ -687,20 +721,21 @@ impl Link {
                 .folded_entries
                 .pop_front()
                 .expect("one per packet kept");
-            self.count_arrived(&e);
+            self.count_arrived(e.qlen, e.size);
             prefetch(self.folded_entries.front());
         }
         prefetch(self.transit.front());
         (pkt, self.arrivals.front().copied())
     }
 
-    /// Counts a folded link's packet that reached the far end.
-    fn count_arrived(&mut self, e: &FoldedEntry) {
+    /// Counts a folded link's packet, `size` bytes, that found `qlen`
+    /// waiting and whose arrival at the far end is in the past.
+    fn count_arrived(&mut self, qlen: u32, size: u32) {
         let c = &mut self.counters;
         c.arrivals += 1;
         c.departures += 1;
-        c.bytes_departed += u64::from(e.size);
-        c.max_qlen = c.max_qlen.max(e.qlen);
+        c.bytes_departed += u64::from(size);
+        c.max_qlen = c.max_qlen.max(qlen);
     }
 
     /// Keeps `pkt`, offered at `offered`, serialized by `dep_end`, for its
@@ -1087,6 +1122,38 @@ mod tests {
         assert_eq!(l.counters_at(Time::from_us(24)).departures, 2);
         let (p, next) = l.deliver_head(Time::from_us(24) + Time::from_ms(10));
         assert_eq!((p, next), (data(1, 1500), None));
+    }
+
+    #[test]
+    fn a_counted_link_counts_at_once_up_to_the_time_given() {
+        // 1500 bytes at 1 Gbit/s: 12 us of serialization, then 10 ms.
+        let mut l = link(BufferLimit::Packets(10));
+        l.set_folded(true);
+        let t = Time::from_ms(1);
+        let arrive = t + Time::from_us(12) + Time::from_ms(10);
+        // Arriving by the time given, with nothing waiting: counted now,
+        // ahead of the clock, and nothing kept (so no credit to attach).
+        let first = l.offer_counted(&mut data(0, 1500), t, arrive);
+        assert!(matches!(first, Offer::Accepted { arrival, .. } if arrival == arrive));
+        assert!(!l.credit_last(1));
+        assert_eq!(l.counted_to(), arrive);
+        assert_eq!(l.counters_at(Time::ZERO).departures, 1);
+        assert_eq!(l.counted_in_flight(), 0);
+        // Arriving 12 us after the time given: kept, counted once settled.
+        l.offer_counted(&mut data(1, 1500), t, arrive);
+        assert!(l.credit_last(3));
+        assert_eq!(l.counted_in_flight(), 1);
+        // A third arrives after it, whatever the time given: it waits too.
+        l.offer_counted(&mut data(2, 1500), t, Time::from_secs(1));
+        assert!(l.credit_last(4));
+        let mut credits = Vec::new();
+        l.settle_counted(arrive, |c| credits.push(c));
+        assert!(credits.is_empty());
+        l.settle_counted(Time::from_secs(1), |c| credits.push(c));
+        assert_eq!(credits, [3, 4]);
+        assert_eq!(l.counted_to(), arrive + Time::from_us(24));
+        let c = l.counters_at(Time::ZERO);
+        assert_eq!((c.arrivals, c.departures, c.max_qlen), (3, 3, 2));
     }
 
     #[test]

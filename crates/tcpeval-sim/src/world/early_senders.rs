@@ -22,22 +22,13 @@
 //! time of an ACK's arrival comes first, early sender or not
 //! (`World::ack_arrives`).
 //!
-//! The horizon. What the sender changes is read by others at the clock:
-//! the flow probes read its window and counters, the class probes its
-//! class's sent packets and active and completed flows (a finite or
-//! stopped flow completes when its last data is acknowledged), and the
-//! results its state at the end and at planned snapshots
-//! ([`World::plan_snapshots`]). So an early sender takes an ACK at once
-//! only up to the horizon: the next of those points (flow or class
-//! samples, planned snapshots, the end). A later ACK waits, with those
-//! after it, in the flow's pending queue. Once every event up to the
-//! horizon has run, and before any later one, the horizon moves to the
-//! next point and the ACKs it reaches are taken, before the clock reaches
-//! their arrival. The points are fixed by the scenario, so a run gives
-//! the same results however it is cut into [`World::advance`]s; but
-//! between two points the senders may run ahead of the clock, and the
-//! results can be read only at a point, or where no sender ran ahead
-//! ([`World::can_report_now`]; [`World::finish`] checks).
+//! The horizon. What the sender changes is read by others at the clock
+//! (the flow and class probes, the results), so an early sender takes an
+//! ACK at once only up to the horizon, the next point at which they read
+//! (see `world/horizon.rs`). A later ACK waits, with those after it, in the
+//! flow's pending queue; once every event up to the horizon has run, and
+//! before any later one, the horizon moves to the next point and the ACKs
+//! it reaches are taken, before the clock reaches their arrival.
 //!
 //! As with early receivers, events at the same picosecond may run in
 //! another order than with a delivery event per ACK (the sender's packets
@@ -54,24 +45,12 @@ use std::collections::VecDeque;
 /// No early sender (an entry of [`EarlySenders::of_flow`]).
 const NONE: u32 = u32::MAX;
 
-/// The world's early senders and their horizon (see the module doc).
+/// The world's early senders (see the module doc).
 #[derive(Debug, Default)]
 pub(super) struct EarlySenders {
     senders: Vec<EarlySender>,
     /// Index into `senders` of each flow of the `flows` table, or [`NONE`].
     of_flow: Vec<u32>,
-    /// An early sender takes now the ACKs arriving up to this time, a
-    /// point of the horizon (see [`EarlySenders::pass`]).
-    horizon: Time,
-    /// End of the run.
-    end: Time,
-    /// Planned snapshots, ascending ([`World::plan_snapshots`]).
-    cuts: Vec<Time>,
-    /// Next sample of each sampler that reads flows or classes
-    /// (`Time::NEVER` for the others and for a sampler that is done).
-    next_sample: Vec<Time>,
-    /// Latest time at which an early sender took an ACK or expired a timer.
-    ran_to: Time,
 }
 
 /// One early sender.
@@ -98,72 +77,6 @@ impl EarlySenders {
         }
     }
 
-    /// Sets the run's end and its samplers (each reading flows or classes
-    /// or not, all with their first sample at time zero), and the first
-    /// horizon.
-    pub(super) fn start(&mut self, end: Time, reads: impl Iterator<Item = bool>) {
-        self.end = end;
-        self.next_sample = reads
-            .map(|r| if r { Time::ZERO } else { Time::NEVER })
-            .collect();
-        self.horizon = self.next_point(None);
-    }
-
-    /// Plans snapshots at `cuts` (see [`World::plan_snapshots`]); before
-    /// the run.
-    pub(super) fn plan(&mut self, cuts: &[Time]) {
-        self.cuts = cuts.iter().copied().filter(|&t| t < self.end).collect();
-        self.cuts.sort_unstable();
-        self.cuts.dedup();
-        self.horizon = self.next_point(None);
-    }
-
-    /// The first point of the horizon after `after` (from the start if
-    /// `None`): the next flow or class sample, planned snapshot or the end.
-    fn next_point(&self, after: Option<Time>) -> Time {
-        let later = |t: &&Time| match after {
-            None => true,
-            Some(a) => **t > a,
-        };
-        let sample = self.next_sample.iter().filter(later).min();
-        let cut = self.cuts.iter().find(later);
-        [sample, cut]
-            .into_iter()
-            .flatten()
-            .fold(self.end, |m, &t| m.min(t))
-    }
-
-    /// Records sampler `i`'s next sample (`Time::NEVER`: none).
-    pub(super) fn sampled(&mut self, i: u32, next: Time) {
-        if self.next_sample[i as usize] != Time::NEVER {
-            self.next_sample[i as usize] = next;
-        }
-    }
-
-    /// True if the world, about to run an event at `next` (`Time::NEVER`
-    /// if none) in an advance to `until`, must first move the horizon on:
-    /// every event up to the horizon has run, and the event is past it, or
-    /// the advance ends before the horizon (so that every ACK up to
-    /// `until` is taken). The moves depend on the events alone, not on
-    /// how a run is cut into advances.
-    pub(super) fn must_pass(&self, next: Time, until: Time) -> bool {
-        !self.senders.is_empty()
-            && self.horizon < self.end
-            && next > self.horizon
-            && (next <= until || self.horizon < until)
-    }
-
-    /// Moves the horizon to its next point.
-    fn pass(&mut self) {
-        self.horizon = self.next_point(Some(self.horizon));
-    }
-
-    /// True if no early sender has run past `now`: the senders' state is
-    /// the state at `now`.
-    pub(super) fn current_at(&self, now: Time) -> bool {
-        self.ran_to <= now
-    }
-
     /// Forgets every early sender (see [`World::unfolded`]).
     pub(super) fn clear(&mut self) {
         self.senders.clear();
@@ -181,7 +94,7 @@ impl World {
             .index(pkt.flow)
             .expect("a counted ACK link ends at an early sender");
         let es = &mut self.early_senders.senders[i];
-        if at <= self.early_senders.horizon && es.pending.is_empty() {
+        if at <= self.horizon.at() && es.pending.is_empty() {
             self.take_ack_early(i, pkt, at);
         } else {
             es.pending.push_back((at, pkt));
@@ -189,10 +102,10 @@ impl World {
     }
 
     /// Moves the horizon to its next point and takes every pending ACK it
-    /// now reaches (see [`EarlySenders::must_pass`]).
+    /// now reaches (see `world/horizon.rs`).
     pub(super) fn pass_horizon(&mut self) {
-        self.early_senders.pass();
-        let horizon = self.early_senders.horizon;
+        self.horizon.pass();
+        let horizon = self.horizon.at();
         for i in 0..self.early_senders.senders.len() {
             while let Some(&(at, _)) = self.early_senders.senders[i].pending.front() {
                 if at > horizon {
@@ -212,7 +125,7 @@ impl World {
     /// module doc).
     fn take_ack_early(&mut self, i: usize, pkt: Packet, at: Time) {
         let f = self.early_senders.senders[i].flow;
-        self.early_senders.ran_to = self.early_senders.ran_to.max(at);
+        self.horizon.ran_to(at);
         let mut out = std::mem::take(&mut self.scratch);
         loop {
             let deadline = self.flows[f as usize].sender().rto_deadline();
