@@ -271,7 +271,8 @@ impl World {
         world.traffic = traffic;
         world.probes.start(&plan.probes, &mut world.events);
         let reads = world.probes.kinds().map(|k| k != SampleKind::Queues);
-        let ahead = !world.early.is_empty() || world.early_senders.len() > 0;
+        // Only folded links are offered, and count, ahead of the clock.
+        let ahead = world.links.iter().any(Link::is_folded);
         world.horizon.start(world.end, reads, ahead);
         world.random_draws += draws_on_this_thread() - draws_before;
         world
@@ -442,7 +443,8 @@ impl World {
                 }
                 self.links[l as usize].offer_counted(&mut pkt, t, by)
             } else {
-                self.links[l as usize].offer(&mut pkt, t, !hop.next_folded)
+                let by = self.horizon.at();
+                self.links[l as usize].offer_by(&mut pkt, t, !hop.next_folded, by)
             };
             match offered {
                 Offer::Accepted { arrival, schedule } => {

@@ -193,8 +193,8 @@ pub struct Link {
     folded_entries: Fifo<FoldedEntry>,
     last_dep_end: Time,
     last_arrive: Time,
-    /// On a counted link, the latest arrival counted (see
-    /// [`Link::counted_to`]).
+    /// The latest time up to which the link counted ahead of the clock
+    /// (see [`Link::counted_to`]).
     counted_to: Time,
     /// Serialization times of the sizes this link carries.
     tx_memo: TxTimeMemo,
@@ -340,9 +340,10 @@ impl Link {
     }
 
     /// The counters as of `cut`, which must not be before the last delivery
-    /// or `advance`: on a folded link, the ones of `counters` plus the
-    /// arrivals and departures of the undelivered packets that are not
-    /// after `cut`. Drops not yet counted are after `cut`.
+    /// or `advance`, nor before [`Link::counted_to`]: on a folded link, the
+    /// ones of `counters` plus the arrivals and departures of the packets
+    /// left to count that are not after `cut`. Drops not yet counted are
+    /// after `cut`.
     pub fn counters_at(&self, cut: Time) -> LinkCounters {
         let mut c = self.counters;
         if self.folded {
@@ -427,8 +428,16 @@ impl Link {
     /// discipline's CE mark is set on `pkt` itself, so the caller's copy
     /// and the kept one both carry it.
     pub fn offer(&mut self, pkt: &mut Packet, t: Time, keep: bool) -> Offer {
+        self.offer_by(pkt, t, keep, Time::ZERO)
+    }
+
+    /// [`Link::offer`], where nothing reads the counters before `count_by`:
+    /// a folded link then counts at once a packet kept for delivery whose
+    /// serialization ends by then, with none waiting to be counted before
+    /// it (see the module doc), rather than at its delivery.
+    pub fn offer_by(&mut self, pkt: &mut Packet, t: Time, keep: bool, count_by: Time) -> Offer {
         let hold = if keep { Hold::Deliver } else { Hold::PassOn };
-        self.accept(pkt, t, hold, Time::ZERO)
+        self.accept(pkt, t, hold, count_by)
     }
 
     /// Offers `pkt` to a counted link (a folded link before an early
@@ -476,9 +485,9 @@ impl Link {
         }
     }
 
-    /// The latest arrival a counted link has counted (`Time::ZERO` if
-    /// none): its counters are those of that time, perhaps ahead of the
-    /// clock.
+    /// The latest time up to which a link fed ahead of the clock has
+    /// counted (`Time::ZERO` if never ahead): its counters may hold what
+    /// happens up to then, ahead of the clock.
     pub fn counted_to(&self) -> Time {
         self.counted_to
     }
@@ -544,7 +553,7 @@ impl Link {
         }
         let schedule = hold == Hold::Deliver && self.transit.is_empty();
         match hold {
-            Hold::Deliver => self.keep(*pkt, t, dep_end, arrive, qlen),
+            Hold::Deliver => self.keep(*pkt, t, dep_end, arrive, qlen, count_by),
             Hold::PassOn => {}
             Hold::Count if arrive <= count_by && self.arrivals.is_empty() => {
                 self.count_arrived(qlen, pkt.size);
@@ -692,7 +701,7 @@ impl Link {
         self.unserved.push_back((dep_end, pkt.size));
         self.unserved_bytes += u64::from(pkt.size);
         let delivery = self.transit.is_empty().then_some(arrive);
-        self.keep(pkt, now, dep_end, arrive, left);
+        self.keep(pkt, now, dep_end, arrive, left, Time::ZERO);
         let dequeue = (left > 0).then(|| {
             self.dequeuing_mut().pending = true;
             dep_end
@@ -717,11 +726,15 @@ impl Link {
         let arrive = self.arrivals.pop_front();
         debug_assert_eq!(arrive, Some(now));
         if self.folded {
-            let e = self
-                .folded_entries
-                .pop_front()
-                .expect("one per packet kept");
-            self.count_arrived(e.qlen, e.size);
+            // What is left to count, its own serialization's end among it
+            // unless counted at once (see `keep`).
+            while let Some(&e) = self.folded_entries.front() {
+                if e.dep_end > now {
+                    break;
+                }
+                self.folded_entries.pop_front();
+                self.count_arrived(e.qlen, e.size);
+            }
             prefetch(self.folded_entries.front());
         }
         prefetch(self.transit.front());
@@ -740,12 +753,28 @@ impl Link {
 
     /// Keeps `pkt`, offered at `offered`, serialized by `dep_end`, for its
     /// delivery event at `arrive`; `qlen` packets were waiting just after.
-    fn keep(&mut self, pkt: Packet, offered: Time, dep_end: Time, arrive: Time, qlen: u32) {
+    /// A folded link counts it at once if its serialization ends by
+    /// `count_by` and nothing waits to be counted before it, else when
+    /// its serialization's end is in the past at a delivery.
+    fn keep(
+        &mut self,
+        pkt: Packet,
+        offered: Time,
+        dep_end: Time,
+        arrive: Time,
+        qlen: u32,
+        count_by: Time,
+    ) {
         self.transit.push_back(pkt);
         self.arrivals.push_back(arrive);
         if self.folded {
-            self.note_folded(offered, dep_end, qlen, pkt.size);
-            prefetch_next(self.folded_entries.back());
+            if dep_end <= count_by && self.folded_entries.is_empty() {
+                self.count_arrived(qlen, pkt.size);
+                self.counted_to = dep_end;
+            } else {
+                self.note_folded(offered, dep_end, qlen, pkt.size);
+                prefetch_next(self.folded_entries.back());
+            }
         }
         prefetch_next(self.transit.back());
     }
@@ -1122,6 +1151,33 @@ mod tests {
         assert_eq!(l.counters_at(Time::from_us(24)).departures, 2);
         let (p, next) = l.deliver_head(Time::from_us(24) + Time::from_ms(10));
         assert_eq!((p, next), (data(1, 1500), None));
+    }
+
+    #[test]
+    fn a_folded_link_counts_at_once_what_it_serializes_by_the_time_given() {
+        // Back to back at 1 ms: serializations end at 1.012 and 1.024 ms.
+        let mut l = link(BufferLimit::Packets(10));
+        l.set_folded(true);
+        let t = Time::from_ms(1);
+        let by = t + Time::from_us(12);
+        l.offer_by(&mut data(0, 1500), t, true, by);
+        // Counted at once, though its delivery is 10 ms ahead.
+        assert_eq!(l.counted_to(), by);
+        let c = l.counters_at(Time::ZERO);
+        assert_eq!((c.arrivals, c.departures, c.bytes_departed), (1, 1, 1500));
+        // The second ends after `by`: counted once in the past.
+        l.offer_by(&mut data(1, 1500), t, true, by);
+        assert_eq!(l.counters_at(Time::ZERO).departures, 1);
+        assert_eq!(l.counters_at(by + Time::from_us(12)).departures, 2);
+        let (p, _) = l.deliver_head(by + Time::from_ms(10));
+        assert_eq!(p, data(0, 1500));
+        // The first's delivery, at 11.012 ms, counts the second, whose
+        // serialization ended by then.
+        let c = l.counters_at(Time::ZERO);
+        assert_eq!((c.arrivals, c.departures, c.max_qlen), (2, 2, 1));
+        let (p, next) = l.deliver_head(by + Time::from_us(12) + Time::from_ms(10));
+        assert_eq!((p, next), (data(1, 1500), None));
+        assert_eq!(l.counters_at(Time::ZERO).departures, 2);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The horizon: how far ahead of the world's clock the early endpoints may
-//! act and count. An early sender takes ACKs ahead of the clock (see
-//! `world/early_senders.rs`), and a counted link counts ahead of the clock
-//! what the early receivers and senders take (see `net::link`). What they
+//! act and the folded links count. An early sender takes ACKs ahead of the
+//! clock (see `world/early_senders.rs`), and a folded link, offered ahead
+//! of the clock, counts what it accepts by then at once (see `net::link`).
+//! What they
 //! change is read by others at the clock: the flow probes read a sender's
 //! window and counters and a flow's delivered packets, the class probes a
 //! class's counters and active and completed flows, and the results
@@ -24,8 +25,8 @@ use crate::time::Time;
 pub(super) struct Horizon {
     /// The next point: early endpoints act and count now up to this time.
     at: Time,
-    /// Whether anything acts or counts ahead of the clock (an early
-    /// receiver or sender); if not, the horizon never moves.
+    /// Whether anything acts or counts ahead of the clock (a folded link);
+    /// if not, the horizon never moves.
     active: bool,
     /// End of the run.
     end: Time,
