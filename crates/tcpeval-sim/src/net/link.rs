@@ -756,6 +756,7 @@ impl Link {
     /// A folded link counts it at once if its serialization ends by
     /// `count_by` and nothing waits to be counted before it, else when
     /// its serialization's end is in the past at a delivery.
+    #[inline(always)]
     fn keep(
         &mut self,
         pkt: Packet,
