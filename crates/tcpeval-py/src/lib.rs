@@ -241,7 +241,7 @@ impl Simulation {
     }
 
     /// Plans snapshots at `times_s` (seconds), before the first `advance`:
-    /// senders that run ahead of the clock stop there, so that `snapshot`
+    /// senders and links that run ahead of the clock stop there, so that `snapshot`
     /// at those times gives the results of a run that long (see the
     /// engine's `World::plan_snapshots`).
     fn plan_snapshots(&mut self, times_s: Vec<f64>) -> PyResult<()> {
@@ -264,7 +264,7 @@ impl Simulation {
     }
 
     /// True if the results can be read now (`finish`, `snapshot`): at the
-    /// end, at a planned snapshot, or wherever no sender ran ahead.
+    /// end, at a planned snapshot, or wherever no sender or link ran ahead.
     #[getter]
     fn can_report_now(&self) -> PyResult<bool> {
         Ok(self.world()?.can_report_now())
@@ -298,7 +298,8 @@ impl Simulation {
     /// The results as they stand (the dict `finish` would give), the run
     /// left to go on unchanged: at time `D`, exactly a run of the same
     /// scenario with `duration_s = D`; None when a traffic generator's
-    /// event fell at exactly `D`, which that run would not have had (see
+    /// event fell at exactly `D`, which that run would not have had, or
+    /// when `D` was not planned and a sender or link ran ahead of it (see
     /// `World::snapshot`).
     fn snapshot<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let world = self.world_mut()?;

@@ -841,8 +841,9 @@ impl World {
     }
 
     /// Plans snapshots at times `cuts` (see [`World::snapshot`]), before
-    /// the run: the early senders stop there (see `world/early_senders.rs`), so
-    /// that the results can be read there.
+    /// the run: the early senders and the links' counts ahead of the clock
+    /// stop there (see `world/horizon.rs`), so that the results can be
+    /// read there.
     pub fn plan_snapshots(&mut self, cuts: &[Time]) {
         assert_eq!(
             self.events.processed(),
@@ -855,7 +856,8 @@ impl World {
     /// True if the results can be read now ([`World::finish`],
     /// [`World::snapshot`]): at the end of the run, at a planned snapshot
     /// ([`World::plan_snapshots`]), or wherever no early sender has run
-    /// ahead of the clock (see `world/early_senders.rs`).
+    /// ahead of the clock and no link counted ahead of it
+    /// ([`Link::counted_to`]; see `world/horizon.rs`).
     pub fn can_report_now(&self) -> bool {
         self.horizon.current_at(self.now) && self.links.iter().all(|l| l.counted_to() <= self.now)
     }
@@ -880,9 +882,9 @@ impl World {
     /// before the end reads it), unless a traffic generator's event was
     /// handled at exactly `D`: web and UDP sources stop at the end, so the
     /// shorter run would not have had it; or unless `D` was not planned
-    /// ([`World::plan_snapshots`]) and an early sender ran ahead of it.
-    /// Then `None`, and a run of that
-    /// duration must be simulated on its own. The world runs on afterwards,
+    /// ([`World::plan_snapshots`]) and an early sender or a link's count
+    /// ran ahead of it. Then `None`, and a run of that duration must be
+    /// simulated on its own. The world runs on afterwards,
     /// its later results untouched: the only state the snapshot moves is
     /// each link's served packets, which every reader advances to its own
     /// time first, and the early receivers' arrivals up to now, counted now
