@@ -152,7 +152,7 @@ pub struct World {
     early: Vec<(FlowId, LinkId)>,
     /// The flows whose sender runs early (see `world/early_senders.rs`).
     early_senders: EarlySenders,
-    /// How far ahead of the clock early receivers and senders act and
+    /// How far ahead of the clock early senders act and folded links
     /// count (see `world/horizon.rs`).
     horizon: Horizon,
 }
