@@ -16,6 +16,11 @@
 //! next point ([`Horizon::must_pass`]). Between two points the state may
 //! be ahead of the clock, so results are read only at a point, or where
 //! nothing ran ahead ([`Horizon::current_at`]).
+//!
+//! The links' own counters are read by the results alone (a probed link
+//! is never folded), so a link counts what it alone counts up to a
+//! farther horizon: the next planned snapshot or the end
+//! ([`Horizon::links_at`]).
 
 use crate::time::Time;
 
@@ -25,6 +30,9 @@ use crate::time::Time;
 pub(super) struct Horizon {
     /// The next point: early endpoints act and count now up to this time.
     at: Time,
+    /// The first planned snapshot not before `at`, or the end: the links
+    /// count what they alone count up to this time.
+    links_at: Time,
     /// Whether anything acts or counts ahead of the clock (a folded link);
     /// if not, the horizon never moves.
     active: bool,
@@ -50,6 +58,7 @@ impl Horizon {
             .map(|r| if r { Time::ZERO } else { Time::NEVER })
             .collect();
         self.at = self.next_point(None);
+        self.links_at = self.next_cut();
     }
 
     /// Plans snapshots at `cuts` (see [`super::World::plan_snapshots`]);
@@ -59,6 +68,7 @@ impl Horizon {
         self.cuts.sort_unstable();
         self.cuts.dedup();
         self.at = self.next_point(None);
+        self.links_at = self.next_cut();
     }
 
     /// Stops anything from running ahead (see [`super::World::unfolded`]).
@@ -70,6 +80,23 @@ impl Horizon {
     #[inline]
     pub(super) fn at(&self) -> Time {
         self.at
+    }
+
+    /// The links' horizon: they count what nothing but the results read
+    /// (their own counters) up to this time.
+    #[inline]
+    pub(super) fn links_at(&self) -> Time {
+        self.links_at
+    }
+
+    /// The first planned snapshot not before the current point, or the end.
+    fn next_cut(&self) -> Time {
+        let at = self.at;
+        self.cuts
+            .iter()
+            .copied()
+            .find(|&c| c >= at)
+            .unwrap_or(self.end)
     }
 
     /// The first point after `after` (from the start if `None`): the next
@@ -108,6 +135,7 @@ impl Horizon {
     /// Moves the horizon to its next point.
     pub(super) fn pass(&mut self) {
         self.at = self.next_point(Some(self.at));
+        self.links_at = self.next_cut();
     }
 
     /// Records that something acted or counted ahead of the clock up to
@@ -120,5 +148,50 @@ impl Horizon {
     /// True if nothing has run past `now`: the state is the state at `now`.
     pub(super) fn current_at(&self, now: Time) -> bool {
         self.ran_to <= now
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_are_samples_cuts_and_the_end_and_links_look_to_the_next_cut() {
+        // A 1 s run, one sampler reading flows (every 0.4 s) and one
+        // reading queues only; a snapshot planned at 0.5 s.
+        let ms = Time::from_ms;
+        let mut h = Horizon::default();
+        h.start(ms(1000), [true, false].into_iter(), true);
+        h.plan(&[ms(500), ms(2000)]); // the second is past the end: ignored
+        assert_eq!((h.at(), h.links_at()), (Time::ZERO, ms(500)));
+        h.sampled(0, ms(400));
+        h.sampled(1, ms(10)); // a queue sampler is never a point
+                              // Every event up to the point has run and the next is past it.
+        assert!(h.must_pass(ms(1), ms(1000)));
+        assert!(!h.must_pass(Time::ZERO, ms(1000)));
+        h.pass();
+        assert_eq!((h.at(), h.links_at()), (ms(400), ms(500)));
+        h.sampled(0, ms(800));
+        h.pass();
+        assert_eq!((h.at(), h.links_at()), (ms(500), ms(500)));
+        // An advance to the cut stops there without passing it.
+        assert!(!h.must_pass(ms(600), ms(500)));
+        h.pass();
+        assert_eq!((h.at(), h.links_at()), (ms(800), ms(1000)));
+        h.sampled(0, Time::NEVER);
+        h.pass();
+        assert_eq!((h.at(), h.links_at()), (ms(1000), ms(1000)));
+        assert!(!h.must_pass(ms(1001), ms(2000)), "never past the end");
+    }
+
+    #[test]
+    fn nothing_ahead_never_moves_and_reports_what_ran_ahead() {
+        let mut h = Horizon::default();
+        h.start(Time::from_ms(1000), std::iter::empty(), false);
+        assert!(!h.must_pass(Time::from_ms(1), Time::from_ms(1000)));
+        assert!(h.current_at(Time::ZERO));
+        h.ran_to(Time::from_ms(7));
+        assert!(!h.current_at(Time::from_ms(6)));
+        assert!(h.current_at(Time::from_ms(7)));
     }
 }
