@@ -436,15 +436,16 @@ impl World {
             // now, this packet too if it arrives by then; a link's own
             // counters are read later still (see `world/horizon.rs`).
             let offered = if hop.counted {
-                if hop.last && pkt.is_data() {
+                let by = if hop.last && pkt.is_data() {
                     let by = self.horizon.at();
                     self.settle_early(pkt.flow, l, by);
-                    self.links[l as usize].offer_counted(&mut pkt, t, by)
+                    by
                 } else {
                     let by = self.horizon.links_at();
                     self.links[l as usize].settle_counted(by, |_| {});
-                    self.links[l as usize].offer_counted(&mut pkt, t, by)
-                }
+                    by
+                };
+                self.links[l as usize].offer_counted(&mut pkt, t, by)
             } else {
                 let by = self.horizon.links_at();
                 self.links[l as usize].offer_by(&mut pkt, t, !hop.next_folded, by)
