@@ -34,10 +34,12 @@
 //! spends no delivery event on the feeding link. A folded link's state thus
 //! runs ahead of the world's clock, so its [`LinkCounters`] count an event
 //! only once it is in the past: an accepted packet's arrival, departure and
-//! queue length when it is delivered (or at [`Link::counters_at`]), a drop
-//! when the world's drop event for it fires ([`Link::count_drop`]). Offers
-//! to a folded link must come in non-decreasing time, as they do from one
-//! feeder; a folded link is never probed.
+//! queue length at a delivery after its serialization (or at
+//! [`Link::counters_at`]), a drop when the world's drop event for it fires
+//! ([`Link::count_drop`]); or, where the world gives a time before which
+//! nothing reads them ([`Link::offer_by`]), a packet serialized by then at
+//! once. Offers to a folded link must come in non-decreasing time, as they
+//! do from one feeder; a folded link is never probed.
 //!
 //! Counted links. The last link before an early receiver (see `world`:
 //! a receiver that takes its packets ahead of the world's clock) is a
@@ -53,8 +55,10 @@
 //! it passes its packets on to a folded link (it then has no delivery
 //! event of its own to count them at). Where nothing reads the counts
 //! before a time the world gives (the horizon, see `world/horizon.rs`), a
-//! packet arriving by then, with none waiting before it, is counted at
-//! once and kept not at all: sums and maxima, the same whenever counted.
+//! packet arriving by then (serialized by then, on a link that keeps it
+//! for delivery), with none waiting to be counted before it, is counted at
+//! once and its entry never kept: sums and maxima, the same whenever
+//! counted.
 //!
 //! The dequeue kind. A discipline that decides when a packet leaves the
 //! queue (CoDel, FQ-CoDel: [`Dequeuer`]) holds the packets waiting itself,
@@ -441,7 +445,7 @@ impl Link {
     }
 
     /// Offers `pkt` to a counted link (a folded link before an early
-    /// receiver, see the module doc) at time `t`: as [`Link::offer`]
+    /// receiver or sender, see the module doc) at time `t`: as [`Link::offer`]
     /// without keeping the packet, which the caller hands to its receiver
     /// at the arrival time returned. If the packet arrives by `count_by`
     /// (a time before which nothing reads the counters) and no packet
@@ -742,7 +746,7 @@ impl Link {
     }
 
     /// Counts a folded link's packet, `size` bytes, that found `qlen`
-    /// waiting and whose arrival at the far end is in the past.
+    /// waiting: its arrival at the link and its departure.
     fn count_arrived(&mut self, qlen: u32, size: u32) {
         let c = &mut self.counters;
         c.arrivals += 1;
